@@ -1,0 +1,36 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AppsModule } from '../apps/apps.module.js';
+import { CoreModule, type CoreOptions } from '../core.module.js';
+import { ProductsModule } from '../products/products.module.js';
+import { SeedModule } from '../seed/seed.module.js';
+import { TenantsModule } from '../tenants/tenants.module.js';
+import { ProductCommand, ProductCreateCommand, ProductImportCommand } from './product.commands.js';
+import { SeedCommand, SeedDemoCommand } from './seed.commands.js';
+import { TenantCommand, TenantCreateCommand, TenantListCommand } from './tenant.commands.js';
+
+/** The admin CLI: thin commands over the same services the HTTP API uses. */
+@Module({})
+export class CliModule {
+  static register(options: CoreOptions): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        CoreModule.register(options),
+        TenantsModule,
+        ProductsModule,
+        AppsModule,
+        SeedModule,
+      ],
+      providers: [
+        TenantCommand,
+        TenantCreateCommand,
+        TenantListCommand,
+        ProductCommand,
+        ProductCreateCommand,
+        ProductImportCommand,
+        SeedCommand,
+        SeedDemoCommand,
+      ],
+    };
+  }
+}

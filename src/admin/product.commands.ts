@@ -1,0 +1,130 @@
+import { readFile } from 'node:fs/promises';
+import { SingleBar, Presets } from 'cli-progress';
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { AppError } from '../common/errors/app-error.js';
+import { fromMinorUnits } from '../common/money.js';
+import { parseProductCsv } from '../products/product-csv.js';
+import { parseProductInput } from '../products/product-input.js';
+import { ProductsService } from '../products/products.service.js';
+import {
+  AdminCommand,
+  positiveInt,
+  requireOptions,
+  type CommandOutput,
+  type JsonOption,
+} from './admin-command.js';
+
+interface CreateOptions extends JsonOption {
+  tenant?: string;
+  sku?: string;
+  name?: string;
+  price?: string;
+}
+
+@SubCommand({ name: 'create', description: 'add a product to a tenant catalog' })
+export class ProductCreateCommand extends AdminCommand<CreateOptions> {
+  constructor(private readonly products: ProductsService) {
+    super();
+  }
+
+  protected async execute(options: CreateOptions): Promise<CommandOutput> {
+    requireOptions(options, ['tenant', 'sku', 'name', 'price']);
+    const input = parseProductInput({
+      sku: options.sku!,
+      name: options.name!,
+      price: options.price!,
+    });
+    if ('errors' in input) throw new AppError('validation_failed', input.errors.join('; '));
+    const p = await this.products.create(positiveInt('tenant', options.tenant!), input);
+    const json = {
+      id: p.id,
+      tenant_id: p.tenantId,
+      sku: p.sku,
+      name: p.name,
+      price: fromMinorUnits(p.priceMinor),
+      active: p.active,
+    };
+    return { json, text: `product ${p.id} created (${p.sku})` };
+  }
+
+  @Option({ flags: '--tenant <id>' })
+  parseTenant(value: string): string {
+    return value;
+  }
+  @Option({ flags: '--sku <sku>' })
+  parseSku(value: string): string {
+    return value;
+  }
+  @Option({ flags: '--name <name>' })
+  parseName(value: string): string {
+    return value;
+  }
+  @Option({ flags: '--price <amount>', description: 'decimal, at most 2 places, e.g. 19.99' })
+  parsePrice(value: string): string {
+    return value;
+  }
+}
+
+interface ImportOptions extends JsonOption {
+  tenant?: string;
+  file?: string;
+}
+
+@SubCommand({
+  name: 'import',
+  description: 'upsert products by sku from a CSV (sku,name,price[,active])',
+})
+export class ProductImportCommand extends AdminCommand<ImportOptions> {
+  constructor(private readonly products: ProductsService) {
+    super();
+  }
+
+  protected async execute(options: ImportOptions): Promise<CommandOutput> {
+    requireOptions(options, ['tenant', 'file']);
+    const tenantId = positiveInt('tenant', options.tenant!);
+    const text = await readFile(options.file!, 'utf8').catch((e: NodeJS.ErrnoException) => {
+      throw new AppError(
+        'validation_failed',
+        `cannot read ${options.file}: ${e.code ?? e.message}`,
+      );
+    });
+    const csv = parseProductCsv(text);
+    // Progress goes to stderr: stdout carries only the result.
+    const bar = new SingleBar({ stream: process.stderr, etaBuffer: 5 }, Presets.shades_classic);
+    bar.start(csv.rows.length, 0);
+    try {
+      const result = await this.products.importMany(tenantId, csv.rows, {
+        hasActiveColumn: csv.hasActiveColumn,
+        onProgress: (done) => bar.update(done),
+      });
+      bar.stop();
+      const json = { tenant_id: tenantId, rows: csv.rows.length, ...result };
+      return {
+        json,
+        text: `${csv.rows.length} rows: ${result.inserted} inserted, ${result.updated} updated`,
+      };
+    } finally {
+      bar.stop();
+    }
+  }
+
+  @Option({ flags: '--tenant <id>' })
+  parseTenant(value: string): string {
+    return value;
+  }
+  @Option({ flags: '--file <path>' })
+  parseFile(value: string): string {
+    return value;
+  }
+}
+
+@Command({
+  name: 'product',
+  description: 'manage the catalog',
+  subCommands: [ProductCreateCommand, ProductImportCommand],
+})
+export class ProductCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

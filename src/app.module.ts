@@ -1,0 +1,26 @@
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { AppsModule } from './apps/apps.module.js';
+import { CoreModule, type CoreOptions } from './core.module.js';
+import { HealthModule } from './health/health.module.js';
+import { ProductsModule } from './products/products.module.js';
+import { SeedModule } from './seed/seed.module.js';
+import { TenantsModule } from './tenants/tenants.module.js';
+
+/** The HTTP service. */
+@Module({})
+export class AppModule {
+  static register(options: CoreOptions, extra: Array<Type | DynamicModule> = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.register(options),
+        HealthModule,
+        TenantsModule,
+        ProductsModule,
+        AppsModule,
+        SeedModule,
+        ...extra,
+      ],
+    };
+  }
+}

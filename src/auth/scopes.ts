@@ -1,0 +1,21 @@
+/** CONTRACT section 2. */
+export const APP_SCOPES = [
+  'orders:read',
+  'orders:write',
+  'marketplace:import',
+  'products:read',
+  'customer:auth',
+  'customer:read',
+  'order:read',
+] as const;
+
+export type Scope = (typeof APP_SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (APP_SCOPES as readonly string[]).includes(value);
+}
+
+/** Space-separated list → distinct scopes in first-seen order. */
+export function parseScopeList(value: string): string[] {
+  return [...new Set(value.split(' ').filter((s) => s.length > 0))];
+}

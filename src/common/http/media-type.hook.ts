@@ -1,0 +1,29 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+
+export const FORM_BODY_ROUTES = new Set(['/builders/oauth/token']);
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+
+/**
+ * Bodies must be JSON (the token endpoint also takes a form). Checked in `onRequest`, before
+ * the body is read, so a wrong media type costs nothing. Requests without a body pass.
+ */
+export async function mediaTypeHook(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const { headers } = request;
+  const hasBody =
+    headers['transfer-encoding'] !== undefined ||
+    (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+  if (!hasBody) return;
+  const type = headers['content-type'] ?? '';
+  if (JSON_TYPE.test(type)) return;
+  const path = request.url.split('?')[0];
+  if (FORM_TYPE.test(type) && FORM_BODY_ROUTES.has(path)) return;
+  throw new AppError(
+    'unsupported_media_type',
+    FORM_BODY_ROUTES.has(path)
+      ? 'Request body must be application/json or application/x-www-form-urlencoded'
+      : 'Request body must be application/json',
+  );
+}

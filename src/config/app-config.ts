@@ -1,0 +1,132 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `true`/`false`/`1`/`0` (any case); anything else stays a string and fails @IsBoolean. */
+const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  return value;
+};
+
+/** Strict integer: "12abc" must fail instead of becoming 12. */
+const toInteger = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+/**
+ * Every environment variable the service reads, validated once at start-up.
+ * Defaults live here and in `.env.example`; keep the two in step.
+ */
+export class AppConfig {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  /** Issuer of tokens and base of absolute URLs; defaults to http://localhost:PORT. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  PUBLIC_URL: string | undefined = undefined;
+
+  /** Unset: an embedded PostgreSQL under DATA_DIR/postgres is used. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL: string | undefined = undefined;
+
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = '.data';
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  SEED_DEMO = true;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DB_POOL_SIZE = 10;
+
+  /** Whole-request deadline; slow or stuck clients are cut off after it. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1000)
+  REQUEST_TIMEOUT_MS = 30_000;
+
+  /** How long SIGTERM waits for in-flight work before giving up. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  /** Key of the HMAC that hashes client secrets (base64, >= 32 bytes). Generated into DATA_DIR when unset. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/_-]{43,}={0,2}$/, {
+    message: 'SECRET_PEPPER must be base64 of at least 32 random bytes',
+  })
+  SECRET_PEPPER: string | undefined = undefined;
+
+  get publicUrl(): string {
+    return (this.PUBLIC_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
+  }
+
+  get embeddedDatabase(): boolean {
+    return !this.DATABASE_URL;
+  }
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Builds the configuration from the environment. Empty strings count as unset so that
+ * `.env.example` copied verbatim works. Throws a ConfigError naming every bad variable.
+ */
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  // Optional fields are initialised to undefined so that this lists every variable.
+  const known = Object.keys(new AppConfig());
+  const raw = Object.fromEntries(
+    Object.entries(env).filter(([key, value]) => value !== '' && known.includes(key)),
+  );
+  const config = plainToInstance(AppConfig, raw);
+  const errors = validateSync(config, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => {
+      const reasons = Object.values(e.constraints ?? {}).join('; ');
+      return `  ${e.property}=${JSON.stringify(e.value)}: ${reasons}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (config.NODE_ENV === 'production' && config.DATABASE_URL && !config.SECRET_PEPPER) {
+    throw new ConfigError(
+      'Invalid configuration:\n  SECRET_PEPPER is required when DATABASE_URL is set in production ' +
+        '(every instance must hash client secrets with the same key)',
+    );
+  }
+  return config;
+}

@@ -1,0 +1,13 @@
+import type { AppConfig } from '../config/app-config.js';
+import { openEmbeddedPostgres, type DatabaseServer } from './embedded-postgres-server.js';
+
+export type { DatabaseServer };
+
+/** DATABASE_URL when set; otherwise the embedded server under DATA_DIR. */
+export async function openDatabaseServer(
+  config: AppConfig,
+  log: (message: string) => void,
+): Promise<DatabaseServer> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, stop: async () => {} };
+  return openEmbeddedPostgres(config.DATA_DIR, log);
+}

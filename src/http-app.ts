@@ -1,0 +1,71 @@
+import { type DynamicModule, type Type, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { AppModule } from './app.module.js';
+import type { AppConfig } from './config/app-config.js';
+import { HttpErrorFilter } from './common/errors/http-error.filter.js';
+import { validationFailed } from './common/errors/validation-error.factory.js';
+import { mediaTypeHook } from './common/http/media-type.hook.js';
+import { requestIdFor } from './common/http/request-id.js';
+import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
+import { runMigrations } from './database/run-migrations.js';
+import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface HttpAppOptions {
+  config: AppConfig;
+  databaseUrl: string;
+  logger: Logger;
+  /** Extra modules (tests mount probe routes with it). */
+  imports?: Array<Type | DynamicModule>;
+}
+
+/**
+ * The configured HTTP application, migrated and initialised but not listening.
+ * `main.ts` listens on it; e2e tests drive it in-process.
+ */
+export async function createHttpApp({
+  config,
+  databaseUrl,
+  logger,
+  imports,
+}: HttpAppOptions): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    genReqId: requestIdFor,
+    bodyLimit: BODY_LIMIT,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.REQUEST_TIMEOUT_MS,
+    return503OnClosing: true,
+  });
+  const fastify = adapter.getInstance();
+  // On the raw response so it survives every path, errors and 404s included.
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.raw.setHeader('x-request-id', request.id);
+  });
+  fastify.addHook('onRequest', mediaTypeHook);
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register({ config, databaseUrl }, imports),
+    adapter,
+    { logger: new PinoNestLogger(logger), abortOnError: false },
+  );
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      exceptionFactory: validationFailed,
+      validationError: { target: false, value: false },
+    }),
+  );
+  await runMigrations(app.get(DataSource));
+  serveOpenApi(app, buildOpenApiDocument(app, config.publicUrl));
+  await app.init();
+  await fastify.ready();
+  return app;
+}

@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { ConfigError, loadAppConfig } from './config/app-config.js';
+import { createLogger } from './common/logging/logger.js';
+import { openDatabaseServer } from './database/database-server.js';
+import { createHttpApp } from './http-app.js';
+import { DemoSeedService, demoBanner } from './seed/demo-seed.service.js';
+
+async function main(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const config = loadAppConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const database = await openDatabaseServer(config, (m) => logger.info(m));
+  const app = await createHttpApp({ config, databaseUrl: database.url, logger }).catch(
+    async (e: unknown) => {
+      await database.stop();
+      throw e;
+    },
+  );
+
+  if (config.embeddedDatabase && config.SEED_DEMO) {
+    const demo = await app.get(DemoSeedService).seedOnce();
+    // Printed, not logged: logs are shipped elsewhere and must never hold a secret.
+    if (demo) process.stdout.write(demoBanner(demo, config.publicUrl) + '\n');
+  }
+
+  await app.listen({ port: config.PORT, host: config.HOST });
+  logger.info(`listening on ${config.HOST}:${config.PORT}, public URL ${config.publicUrl}`);
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal}: stopping (new connections refused, in-flight work drains)`);
+    const deadline = setTimeout(() => {
+      logger.error('shutdown deadline passed; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    deadline.unref();
+    await app.close(); // stops accepting, waits for in-flight requests, closes the pool
+    await database.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

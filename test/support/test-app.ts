@@ -1,0 +1,51 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import supertest from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+import { DataSource } from 'typeorm';
+import { createLogger } from '../../src/common/logging/logger.js';
+import { loadAppConfig, type AppConfig } from '../../src/config/app-config.js';
+import { createHttpApp } from '../../src/http-app.js';
+import { createTestDatabase } from './test-database.js';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  http: TestAgent;
+  dataSource: DataSource;
+  config: AppConfig;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** The real HTTP application on its own cloned database, served in-process. */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  imports: Array<Type | DynamicModule> = [],
+): Promise<TestApp> {
+  const databaseUrl = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'storefront-app-'));
+  const config = loadAppConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    ...env,
+  });
+  const app = await createHttpApp({
+    config,
+    databaseUrl,
+    logger: createLogger(config.LOG_LEVEL),
+    imports,
+  });
+  return {
+    app,
+    http: supertest(app.getHttpServer()),
+    dataSource: app.get(DataSource),
+    config,
+    databaseUrl,
+    close: () => app.close(),
+  };
+}
