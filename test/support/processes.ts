@@ -1,0 +1,62 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { freePort } from '../../src/database/embedded-postgres-server.js';
+
+/** Builds dist/ if sources changed (as `npm start` does); child-process tests run the build. */
+export function ensureBuilt(): void {
+  const result = spawnSync(process.execPath, ['scripts/ensure-built.mjs'], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('build failed');
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  stdout: () => string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `node dist/src/main.js` and resolves once it logs that it listens. */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = Number(env.PORT ?? (await freePort()));
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const listening = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('"msg":"listening on')) resolve();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    void exited.then((code) =>
+      reject(new Error(`server exited (${code}) before listening:\n${out}`)),
+    );
+  });
+  await listening;
+  return { child, port, url: `http://127.0.0.1:${port}`, stdout: () => out, exited };
+}
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, ['dist/src/cli.js', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const [status] = (await once(child, 'exit')) as [number | null];
+  return { status, stdout, stderr };
+}

@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli, startServer, type ServerProcess } from './support/processes.js';
+
+/**
+ * The set-up a new user gets: the built server on an embedded database in DATA_DIR, the CLI
+ * beside it (running or not), a clean SIGTERM, and a restart that keeps everything.
+ */
+describe('npm start and the CLI on the embedded database', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let server: ServerProcess | undefined;
+  const postmasterPid = () => join(dataDir, 'postgres', 'postmaster.pid');
+
+  beforeAll(async () => {
+    ensureBuilt();
+    dataDir = await mkdtemp(join(tmpdir(), 'storefront-start-'));
+    // No DATABASE_URL: the zero-configuration path.
+    env = { DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'production' };
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('first start: migrates, seeds the demo once, prints the credentials and a curl line, serves', async () => {
+    server = await startServer(env);
+    const ready = await fetch(`${server.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    const out = server.stdout();
+    expect(out).toMatch(/client_id\s+app_[\w-]+/);
+    expect(out).toMatch(/client_secret\s+cs_[\w-]{43}/);
+    expect(out).toContain(`curl -s -X POST http://localhost:${server.port}/builders/oauth/token`);
+    // The secret is printed, never logged.
+    const secret = /client_secret\s+(cs_[\w-]+)/.exec(out)![1];
+    const logLines = out.split('\n').filter((l) => l.startsWith('{'));
+    expect(logLines.join('\n')).not.toContain(secret);
+  });
+
+  it('the CLI works while the server runs, on the same database', async () => {
+    const result = await runCli(
+      ['tenant', 'create', '--name', 'Acme', '--currency', 'TRY', '--json'],
+      env,
+    );
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      id: expect.any(Number),
+      name: 'Acme',
+      currency: 'TRY',
+    });
+    // It reused the running database: the server's postmaster is still there.
+    expect(existsSync(postmasterPid())).toBe(true);
+  });
+
+  it('SIGTERM stops the server and the embedded database cleanly', async () => {
+    server!.child.kill('SIGTERM');
+    expect(await server!.exited).toBe(0);
+    expect(existsSync(postmasterPid())).toBe(false);
+  });
+
+  it('the CLI works while the server does not run, and leaves no database running', async () => {
+    const result = await runCli(
+      ['tenant', 'create', '--name', 'Acme', '--currency', 'TRY', '--json'],
+      env,
+    );
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'Acme', currency: 'TRY' });
+    expect(existsSync(postmasterPid())).toBe(false);
+  });
+
+  it('a product CSV imports in one command, all or nothing', async () => {
+    const csv = join(dataDir, 'products.csv');
+    const rows = Array.from(
+      { length: 2000 },
+      (_, i) => `SKU-${i},Product ${i},${(i % 500) + 0.99}`,
+    );
+    await writeFile(csv, ['sku,name,price', ...rows].join('\n'));
+    const ok = await runCli(['product', 'import', '--tenant', '1', '--file', csv, '--json'], env);
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ tenant_id: 1, rows: 2000, inserted: 2000, updated: 0 });
+
+    await writeFile(csv, 'sku,name,price\nSKU-1,Renamed,1.00\nSKU-2,Bad,abc\n');
+    const bad = await runCli(['product', 'import', '--tenant', '1', '--file', csv, '--json'], env);
+    expect(bad.status).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ error: 'validation_failed' });
+    expect(bad.stderr).toContain('line 3: price must be');
+  });
+
+  it('the CLI exits non-zero with a clear message on bad input', async () => {
+    const result = await runCli(
+      ['tenant', 'create', '--name', 'X', '--currency', 'XYZ', '--json'],
+      env,
+    );
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: 'validation_failed',
+      error_description: 'currency must be an ISO 4217 code, got "XYZ"',
+    });
+    expect(result.stderr).toContain('currency must be an ISO 4217 code');
+  });
+
+  it('second start reuses the data: nothing re-seeded, nothing lost', async () => {
+    server = await startServer(env);
+    expect((await fetch(`${server.url}/health/ready`)).status).toBe(200);
+    expect(server.stdout()).not.toContain('client_secret');
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+
+    const list = await runCli(['tenant', 'list', '--json'], env);
+    const { tenants } = JSON.parse(list.stdout) as { tenants: Array<{ name: string }> };
+    expect(tenants.map((t) => t.name)).toEqual(['Demo Store', 'Acme', 'Acme']);
+  });
+});
