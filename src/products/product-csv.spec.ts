@@ -23,14 +23,9 @@ describe('parseProductCsv', () => {
   it('reports every bad row with its line number and imports nothing', () => {
     const text = 'sku,name,price\nA,ok,1.00\nB,bad price,1.999\n,no sku,2\nA,dup,3\n';
     expect(() => parseProductCsv(text)).toThrow(AppError);
-    try {
-      parseProductCsv(text);
-    } catch (e) {
-      const message = (e as Error).message;
-      expect(message).toContain('line 3: price must be');
-      expect(message).toContain('line 4: sku must be');
-      expect(message).toContain('line 5: sku "A" already appears on line 2');
-    }
+    expect(() => parseProductCsv(text)).toThrow(/line 3: price must be/);
+    expect(() => parseProductCsv(text)).toThrow(/line 4: sku must be/);
+    expect(() => parseProductCsv(text)).toThrow(/line 5: sku "A" already appears on line 2/);
   });
 
   it('rejects a header without the required columns', () => {

@@ -27,11 +27,11 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   let out = '';
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const listening = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('"msg":"listening on')) resolve();
     });
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       out += chunk.toString();
     });
     void exited.then((code) =>
