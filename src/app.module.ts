@@ -1,5 +1,8 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { AppsModule } from './apps/apps.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
 import { CoreModule, type CoreOptions } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ProductsModule } from './products/products.module.js';
@@ -14,6 +17,9 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(options),
+        RateLimitModule,
+        AuthModule,
+        OAuthModule,
         HealthModule,
         TenantsModule,
         ProductsModule,

@@ -40,6 +40,7 @@ export async function createHttpApp({
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
+    trustProxy: config.TRUST_PROXY,
   });
   const fastify = adapter.getInstance();
   // On the raw response so it survives every path, errors and 404s included.

@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
+import { TokensModule } from '../auth/tokens.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { AppsService } from './apps.service.js';
 
-@Module({ imports: [TenantsModule], providers: [AppsService], exports: [AppsService] })
+@Module({
+  imports: [TenantsModule, TokensModule],
+  providers: [AppsService],
+  exports: [AppsService],
+})
 export class AppsModule {}

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service.js';
+import { AccessTokenIssuer, type IssuedToken } from '../auth/access-token-issuer.service.js';
+import { publishCredentialsEvent } from '../auth/credentials-events.js';
 import { isScope, parseScopeList } from '../auth/scopes.js';
 import { AppError } from '../common/errors/app-error.js';
+import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { App } from './app.entity.js';
@@ -14,6 +17,15 @@ export interface CreatedApp {
   clientSecret: string;
 }
 
+/** Private app tokens made by an admin may outlive the token endpoint's; a year at most. */
+const MAX_PRIVATE_TOKEN_TTL = 365 * 24 * 3600;
+
+/**
+ * Admin operations on apps. Each runs in one transaction with its audit record and a
+ * credentials event, so every instance drops what it cached when (and only if) it commits.
+ * Rotation, scope changes and deactivation bump `credentials_version`: tokens carry the
+ * version they were issued under and die with it (CONTRACT 3.3).
+ */
 @Injectable()
 export class AppsService {
   constructor(
@@ -21,6 +33,8 @@ export class AppsService {
     private readonly tenants: TenantsService,
     private readonly secrets: ServerSecrets,
     private readonly audit: AuditService,
+    private readonly tokens: AccessTokenIssuer,
+    private readonly config: AppConfig,
   ) {}
 
   async create(
@@ -47,18 +61,151 @@ export class AppsService {
           credentialsVersion: 1,
         }),
       );
+      await this.record(tx, app, 'app.create', { name, approved_scopes: approvedScopes });
+      return { app, clientSecret };
+    });
+  }
+
+  async list(tenantId: number): Promise<App[]> {
+    await this.tenants.get(tenantId);
+    return this.dataSource.getRepository(App).find({ where: { tenantId }, order: { id: 'ASC' } });
+  }
+
+  async rotateSecret(clientId: string): Promise<CreatedApp> {
+    const clientSecret = generateClientSecret();
+    const app = await this.change(clientId, 'app.rotate_secret', {}, (a) => ({
+      secretHash: hashClientSecret(clientSecret, this.secrets.pepper),
+      secretLast4: clientSecret.slice(-4),
+      credentialsVersion: a.credentialsVersion + 1,
+    }));
+    return { app, clientSecret };
+  }
+
+  setScopes(clientId: string, scopes: string): Promise<App> {
+    const approvedScopes = validScopes(scopes);
+    return this.change(clientId, 'app.set_scopes', { approved_scopes: approvedScopes }, (a) => ({
+      approvedScopes,
+      credentialsVersion: a.credentialsVersion + 1,
+    }));
+  }
+
+  /** Deactivation also retires every token issued so far: reactivating revives none. */
+  setActive(clientId: string, active: boolean): Promise<App> {
+    return this.change(clientId, active ? 'app.activate' : 'app.deactivate', {}, (a) => ({
+      active,
+      credentialsVersion: active ? a.credentialsVersion : a.credentialsVersion + 1,
+    }));
+  }
+
+  /** A private app token (CONTRACT 5 `app token`), for approved scopes only. */
+  async issuePrivateToken(
+    clientId: string,
+    scopes: string | undefined,
+    ttl: number | undefined,
+  ): Promise<IssuedToken> {
+    const ttlSeconds = ttl ?? this.config.ACCESS_TOKEN_TTL;
+    if (
+      !Number.isSafeInteger(ttlSeconds) ||
+      ttlSeconds < 60 ||
+      ttlSeconds > MAX_PRIVATE_TOKEN_TTL
+    ) {
+      throw new AppError('validation_failed', `ttl must be 60 to ${MAX_PRIVATE_TOKEN_TTL} seconds`);
+    }
+    return this.dataSource.transaction(async (tx) => {
+      const app = await this.lock(tx, clientId);
+      if (!app.active) throw new AppError('validation_failed', `app ${clientId} is inactive`);
+      const requested = scopes === undefined ? app.approvedScopes : parseScopeList(scopes);
+      const unapproved = requested.filter((s) => !app.approvedScopes.includes(s));
+      if (requested.length === 0 || unapproved.length > 0) {
+        throw new AppError(
+          'invalid_scope',
+          `scope(s) not approved for the app: ${unapproved.join(' ') || '(none requested)'}`,
+        );
+      }
+      const token = await this.tokens.issueAppToken(
+        {
+          appId: app.id,
+          tenantId: app.tenantId,
+          clientId: app.clientId,
+          credentialsVersion: app.credentialsVersion,
+        },
+        requested,
+        ttlSeconds,
+        tx,
+      );
+      await this.record(tx, app, 'app.issue_token', {
+        token_id: token.tokenId,
+        scope: token.scope,
+        ttl: ttlSeconds,
+      });
+      return token;
+    });
+  }
+
+  async revokeToken(
+    tokenId: string,
+  ): Promise<{ tokenId: string; clientId: string; revokedAt: Date }> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tokenId)) {
+      throw new AppError('not_found', `token ${tokenId} does not exist`);
+    }
+    return this.dataSource.transaction(async (tx) => {
+      const rows: Array<{ tenant_id: number; client_id: string; revoked_at: Date }> =
+        await tx.query(
+          `UPDATE app_tokens t SET revoked_at = COALESCE(t.revoked_at, now())
+         FROM apps a WHERE t.jti = $1 AND a.tenant_id = t.tenant_id AND a.id = t.app_id
+         RETURNING t.tenant_id, a.client_id, t.revoked_at`,
+          [tokenId],
+        );
+      const row = rows[0];
+      if (!row) throw new AppError('not_found', `token ${tokenId} does not exist`);
+      await publishCredentialsEvent(tx, { kind: 'token', jti: tokenId });
       await this.audit.record(
         {
-          tenantId: app.tenantId,
-          action: 'app.create',
-          targetType: 'app',
-          targetId: app.clientId,
-          details: { name, approved_scopes: approvedScopes },
+          tenantId: row.tenant_id,
+          action: 'app.revoke_token',
+          targetType: 'app_token',
+          targetId: tokenId,
+          details: { client_id: row.client_id },
         },
         tx,
       );
-      return { app, clientSecret };
+      return { tokenId, clientId: row.client_id, revokedAt: row.revoked_at };
     });
+  }
+
+  /** Locks the app row, applies `update`, announces and audits the change. */
+  private change(
+    clientId: string,
+    action: string,
+    details: Record<string, unknown>,
+    update: (app: App) => Partial<App>,
+  ): Promise<App> {
+    return this.dataSource.transaction(async (tx) => {
+      const app = await this.lock(tx, clientId);
+      Object.assign(app, update(app));
+      const saved = await tx.save(app);
+      await publishCredentialsEvent(tx, { kind: 'app', appId: app.id });
+      await this.record(tx, saved, action, details);
+      return saved;
+    });
+  }
+
+  private async lock(tx: EntityManager, clientId: string): Promise<App> {
+    const app = await tx.findOne(App, { where: { clientId }, lock: { mode: 'pessimistic_write' } });
+    if (!app) throw new AppError('not_found', `app ${clientId} does not exist`);
+    return app;
+  }
+
+  private record(
+    tx: EntityManager,
+    app: App,
+    action: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    return this.audit.record(
+      { tenantId: app.tenantId, action, targetType: 'app', targetId: app.clientId, details },
+      tx,
+    );
   }
 }
 

@@ -92,6 +92,44 @@ export class AppConfig {
   })
   SECRET_PEPPER: string | undefined = undefined;
 
+  /** PEM (PKCS#8) of the EC P-256 key that signs access tokens (ES256). Generated into DATA_DIR when unset. */
+  @IsOptional()
+  @Matches(/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----/, {
+    message: 'JWT_SIGNING_KEY must be a PKCS#8 PEM private key (EC P-256)',
+  })
+  JWT_SIGNING_KEY: string | undefined = undefined;
+
+  /** More public keys (PEM, concatenated) still accepted and published, for key rotation. */
+  @IsOptional()
+  @Matches(/-----BEGIN PUBLIC KEY-----/, {
+    message: 'JWT_PUBLISHED_KEYS must hold PEM public keys',
+  })
+  JWT_PUBLISHED_KEYS: string | undefined = undefined;
+
+  /** Lifetime of access tokens issued by the token endpoint, in seconds. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  ACCESS_TOKEN_TTL = 3600;
+
+  /** Token requests per client_id per minute (429 beyond). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  TOKEN_RATE_LIMIT_PER_CLIENT = 60;
+
+  /** Token requests per client address per minute (429 beyond). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  TOKEN_RATE_LIMIT_PER_ADDRESS = 300;
+
+  /** Trust X-Forwarded-For from a proxy in front (client addresses for rate limits). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  TRUST_PROXY = false;
+
   get publicUrl(): string {
     return (this.PUBLIC_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
   }
@@ -122,11 +160,14 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  if (config.NODE_ENV === 'production' && config.DATABASE_URL && !config.SECRET_PEPPER) {
-    throw new ConfigError(
-      'Invalid configuration:\n  SECRET_PEPPER is required when DATABASE_URL is set in production ' +
-        '(every instance must hash client secrets with the same key)',
-    );
+  if (config.NODE_ENV === 'production' && config.DATABASE_URL) {
+    // Every instance must hash secrets and sign tokens with the same keys.
+    const missing = (['SECRET_PEPPER', 'JWT_SIGNING_KEY'] as const).filter((k) => !config[k]);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k} is required when DATABASE_URL is set in production`).join('\n')}`,
+      );
+    }
   }
   return config;
 }

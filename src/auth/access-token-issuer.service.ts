@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+import { TOKEN_TYPES } from './request-context.js';
+import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
+import type { TokenClaims } from './token-claims.js';
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenId: string;
+  expiresIn: number;
+  scope: string;
+}
+
+export interface TokenSubject {
+  appId: number;
+  tenantId: number;
+  clientId: string;
+  credentialsVersion: number;
+}
+
+/** Signs access tokens (ES256, `kid`, `typ`) and records app tokens so they can be revoked. */
+@Injectable()
+export class AccessTokenIssuer {
+  private readonly privateKey: KeyObject;
+
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly keys: SigningKeys,
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+  ) {
+    this.privateKey = createPrivateKey(keys.privateKeyPem);
+  }
+
+  /** An app token for exactly these (already authorised) scopes. */
+  async issueAppToken(
+    subject: TokenSubject,
+    scopes: string[],
+    ttlSeconds: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<IssuedToken> {
+    const jti = randomUUID();
+    const iat = Math.floor(Date.now() / 1000);
+    const exp = iat + ttlSeconds;
+    await manager.query(
+      `INSERT INTO app_tokens (jti, tenant_id, app_id, scopes, credentials_version, issued_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, to_timestamp($6), to_timestamp($7))`,
+      [jti, subject.tenantId, subject.appId, scopes, subject.credentialsVersion, iat, exp],
+    );
+    const scope = scopes.join(' ');
+    const claims: TokenClaims = {
+      iss: this.config.publicUrl,
+      aud: this.config.publicUrl,
+      sub: subject.clientId,
+      client_id: subject.clientId,
+      tid: subject.tenantId,
+      app: subject.appId,
+      scope,
+      jti,
+      iat,
+      exp,
+      cv: subject.credentialsVersion,
+    };
+    return {
+      accessToken: this.sign(claims, TOKEN_TYPES.app),
+      tokenId: jti,
+      expiresIn: ttlSeconds,
+      scope,
+    };
+  }
+
+  sign(claims: TokenClaims, typ: string): string {
+    return this.jwt.sign(claims, {
+      algorithm: SIGNING_ALGORITHM,
+      privateKey: this.privateKey,
+      keyid: this.keys.currentKid,
+      header: { alg: SIGNING_ALGORITHM, typ, kid: this.keys.currentKid },
+    });
+  }
+}

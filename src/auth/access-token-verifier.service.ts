@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { AppError } from '../common/errors/app-error.js';
+import { AppConfig } from '../config/app-config.js';
+import { CredentialsState } from './credentials-state.service.js';
+import { TOKEN_TYPES, type RequestContext } from './request-context.js';
+import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
+import type { TokenClaims } from './token-claims.js';
+
+/** Leeway for clock differences; issuer and verifier share a clock (CONTRACT 3.2). */
+const CLOCK_TOLERANCE_SECONDS = 5;
+
+export function invalidToken(reason: string): AppError {
+  return new AppError('unauthenticated', reason, {
+    headers: { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' },
+  });
+}
+
+/**
+ * Turns a bearer token into a RequestContext, or refuses it. Checks, in order: structure,
+ * known `kid`, `typ` (token kind), ES256 signature (no other algorithm, never `none`),
+ * issuer, audience, expiry, claim types, and then liveness: the app is active, its
+ * credentials have not changed since issue, and the token or session is not revoked.
+ */
+@Injectable()
+export class AccessTokenVerifier {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly keys: SigningKeys,
+    private readonly config: AppConfig,
+    private readonly state: CredentialsState,
+  ) {}
+
+  async verify(token: string): Promise<RequestContext> {
+    const { kind, claims } = this.verifySignedClaims(token);
+    const app = await this.state.appById(claims.tid, claims.app);
+    if (!app?.active || app.credentialsVersion !== claims.cv) {
+      throw invalidToken('The token is no longer valid');
+    }
+    const revoked =
+      kind === 'app'
+        ? await this.state.isTokenRevoked(claims.jti)
+        : await this.state.isSessionRevoked(claims.jti);
+    if (revoked) throw invalidToken('The token has been revoked');
+    return {
+      kind,
+      tenantId: claims.tid,
+      appId: claims.app,
+      clientId: claims.client_id,
+      scopes: new Set(claims.scope.split(' ')),
+      tokenId: claims.jti,
+      customerId: claims.cid,
+    };
+  }
+
+  private verifySignedClaims(token: string): { kind: RequestContext['kind']; claims: TokenClaims } {
+    const decoded: unknown = this.jwt.decode(token, { complete: true });
+    const header = (decoded as { header?: { kid?: unknown; typ?: unknown } } | null)?.header;
+    if (!header) throw invalidToken('The token is malformed');
+    const key = this.keys.find(header.kid);
+    if (!key) throw invalidToken('The token is not signed by a known key');
+    const kind =
+      header.typ === TOKEN_TYPES.app
+        ? 'app'
+        : header.typ === TOKEN_TYPES.customer
+          ? 'customer'
+          : undefined;
+    if (!kind) throw invalidToken('The token is not an access token');
+    let claims: unknown;
+    try {
+      claims = this.jwt.verify(token, {
+        publicKey: key.pem,
+        algorithms: [SIGNING_ALGORITHM],
+        issuer: this.config.publicUrl,
+        audience: this.config.publicUrl,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      });
+    } catch (error) {
+      const expired = error instanceof Error && error.name === 'TokenExpiredError';
+      throw invalidToken(
+        expired ? 'The token has expired' : 'The token signature or claims are invalid',
+      );
+    }
+    if (!hasClaimTypes(claims) || (kind === 'customer') !== (claims.cid !== undefined)) {
+      throw invalidToken('The token claims are invalid');
+    }
+    return { kind, claims };
+  }
+}
+
+function hasClaimTypes(c: unknown): c is TokenClaims {
+  const claims = c as Partial<TokenClaims>;
+  return (
+    Number.isSafeInteger(claims.tid) &&
+    Number.isSafeInteger(claims.app) &&
+    Number.isSafeInteger(claims.cv) &&
+    typeof claims.jti === 'string' &&
+    typeof claims.scope === 'string' &&
+    typeof claims.client_id === 'string' &&
+    (claims.cid === undefined || Number.isSafeInteger(claims.cid))
+  );
+}

@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { AccessTokenVerifier } from './access-token-verifier.service.js';
+import { BearerGuard } from './bearer.guard.js';
+import { BearerStrategy } from './bearer.strategy.js';
+import { CredentialsState } from './credentials-state.service.js';
+import { ScopesGuard } from './scopes.guard.js';
+import { TokensModule } from './tokens.module.js';
+
+/** Bearer authentication for the HTTP API; global so every feature module can guard routes. */
+@Global()
+@Module({
+  imports: [PassportModule.register({ session: false }), TokensModule],
+  providers: [CredentialsState, AccessTokenVerifier, BearerStrategy, BearerGuard, ScopesGuard],
+  exports: [CredentialsState, AccessTokenVerifier, BearerGuard, ScopesGuard, TokensModule],
+})
+export class AuthModule {}

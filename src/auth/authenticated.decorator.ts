@@ -1,0 +1,36 @@
+import {
+  applyDecorators,
+  createParamDecorator,
+  type ExecutionContext,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { BearerGuard } from './bearer.guard.js';
+import type { Grant } from './grants.js';
+import type { RequestContext } from './request-context.js';
+import { GRANTS, ScopesGuard } from './scopes.guard.js';
+
+/**
+ * A route that needs a bearer token matching one of the grants, e.g.
+ * `@Authenticated(appScope('orders:read'), customerScope('order:read'))`.
+ */
+export function Authenticated(...grants: Grant[]): MethodDecorator & ClassDecorator {
+  const needs = grants.map((g) => `${g.kind} token with \`${g.scope}\``).join(' or ');
+  return applyDecorators(
+    SetMetadata(GRANTS, grants),
+    UseGuards(BearerGuard, ScopesGuard),
+    ApiBearerAuth('bearer'),
+    ApiUnauthorizedResponse({
+      description: '`unauthenticated`: token missing, invalid, expired or revoked',
+    }),
+    ApiForbiddenResponse({ description: `\`scope_denied\`: needs a ${needs}` }),
+  );
+}
+
+/** The caller's RequestContext (set by BearerGuard). */
+export const Ctx = createParamDecorator(
+  (_data: unknown, execution: ExecutionContext): RequestContext =>
+    execution.switchToHttp().getRequest<FastifyRequest & { user: RequestContext }>().user,
+);

@@ -1,0 +1,221 @@
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { CREDENTIALS_CHANNEL, type CredentialsEvent } from './credentials-events.js';
+
+export interface AppCredentials {
+  id: number;
+  tenantId: number;
+  clientId: string;
+  active: boolean;
+  credentialsVersion: number;
+  approvedScopes: string[];
+  secretHash: Buffer;
+}
+
+/** Even with notifications flowing, everything cached is dropped this often. */
+const RECONCILE_MS = 30_000;
+const RECONNECT_MS = 1_000;
+
+/**
+ * What token checks need to know about apps and revocations, kept in memory so the common
+ * request costs no database round trip.
+ *
+ * Admin actions NOTIFY on commit (credentials-events.ts); every instance LISTENs and drops
+ * the affected entries, so a change takes effect everywhere within milliseconds. The cache
+ * is trusted only while the LISTEN connection is up: when it drops, every check goes to the
+ * database until the connection is back and the cache reloaded. A periodic reconciliation
+ * bounds any other way of missing an event. A generation counter stops a load that started
+ * before an invalidation from writing stale data after it.
+ */
+@Injectable()
+export class CredentialsState implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('CredentialsState');
+  private readonly apps = new Map<number, AppCredentials>();
+  private readonly appIdsByClientId = new Map<string, number>();
+  private readonly revokedTokens = new Set<string>();
+  private readonly revokedSessions = new Set<string>();
+  private generation = 0;
+  private trusted = false;
+  private listener?: pg.Client;
+  private timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    const reconcile = setInterval(() => void this.refresh(), RECONCILE_MS);
+    reconcile.unref();
+    this.timers.push(reconcile);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.timers.forEach(clearTimeout);
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  async appById(tenantId: number, appId: number): Promise<AppCredentials | undefined> {
+    const cached = this.trusted ? this.apps.get(appId) : undefined;
+    if (cached) return cached.tenantId === tenantId ? cached : undefined;
+    return this.load('a.tenant_id = $1 AND a.id = $2', [tenantId, appId]);
+  }
+
+  async appByClientId(clientId: string): Promise<AppCredentials | undefined> {
+    const id = this.trusted ? this.appIdsByClientId.get(clientId) : undefined;
+    const cached = id === undefined ? undefined : this.apps.get(id);
+    if (cached) return cached;
+    return this.load('a.client_id = $1', [clientId]);
+  }
+
+  async isTokenRevoked(jti: string): Promise<boolean> {
+    if (this.trusted) return this.revokedTokens.has(jti);
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM app_tokens WHERE jti = $1 AND revoked_at IS NOT NULL',
+      [jti],
+    );
+    return rows.length > 0;
+  }
+
+  async isSessionRevoked(sessionId: string): Promise<boolean> {
+    if (this.trusted) return this.revokedSessions.has(sessionId);
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM customer_sessions WHERE id = $1 AND revoked_at IS NOT NULL',
+      [sessionId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Applies an event; exposed so the instance that made a change needs no round trip. */
+  apply(event: CredentialsEvent): void {
+    this.generation++;
+    switch (event.kind) {
+      case 'app': {
+        const app = this.apps.get(event.appId);
+        if (app) this.appIdsByClientId.delete(app.clientId);
+        this.apps.delete(event.appId);
+        break;
+      }
+      case 'token':
+        this.revokedTokens.add(event.jti);
+        break;
+      case 'session':
+        this.revokedSessions.add(event.id);
+        break;
+    }
+  }
+
+  private async load(where: string, params: unknown[]): Promise<AppCredentials | undefined> {
+    const generation = this.generation;
+    const rows: AppCredentials[] = await this.dataSource.query(
+      `SELECT a.id, a.tenant_id AS "tenantId", a.client_id AS "clientId", a.active,
+              a.credentials_version AS "credentialsVersion", a.approved_scopes AS "approvedScopes",
+              a.secret_hash AS "secretHash"
+       FROM apps a WHERE ${where}`,
+      params,
+    );
+    const app = rows[0];
+    if (app && this.trusted && generation === this.generation) {
+      this.apps.set(app.id, app);
+      this.appIdsByClientId.set(app.clientId, app.id);
+    }
+    return app;
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const url = (this.dataSource.options as { url?: string }).url;
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: 'storefront-listener',
+    });
+    client.on('notification', (message) => this.onNotification(message.payload));
+    client.on('error', () => this.onListenerLost(client));
+    client.on('end', () => this.onListenerLost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CREDENTIALS_CHANNEL}`);
+      this.listener = client;
+      // Listening first, then loading: nothing can change unseen in between.
+      await this.reload();
+      this.trusted = true;
+    } catch (error) {
+      this.logger.warn(
+        { err: error },
+        'credentials listener unavailable; checking the database per request',
+      );
+      await client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    }
+  }
+
+  private onNotification(payload: string | undefined): void {
+    try {
+      this.apply(JSON.parse(payload ?? '') as CredentialsEvent);
+    } catch {
+      // An event we cannot read: forget everything rather than guess.
+      this.distrust();
+      void this.refresh();
+    }
+  }
+
+  private onListenerLost(client: pg.Client): void {
+    if (this.listener !== client) return;
+    this.listener = undefined;
+    this.distrust();
+    if (!this.stopped) {
+      this.logger.warn(
+        'credentials listener lost; checking the database per request until it is back',
+      );
+      this.scheduleReconnect();
+    }
+  }
+
+  private distrust(): void {
+    this.trusted = false;
+    this.generation++;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => void this.listen(), RECONNECT_MS);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      await this.reload();
+      this.trusted = this.listener !== undefined;
+    } catch {
+      this.distrust();
+    }
+  }
+
+  /**
+   * Drops cached apps and reloads the (small) sets of revoked, unexpired tokens and sessions.
+   * Revocation is permanent, so the sets only grow: a union keeps any event that arrived
+   * while the query ran.
+   */
+  private async reload(): Promise<void> {
+    this.generation++;
+    this.apps.clear();
+    this.appIdsByClientId.clear();
+    const [tokens, sessions] = await Promise.all([
+      this.dataSource.query<Array<{ id: string }>>(
+        'SELECT jti AS id FROM app_tokens WHERE revoked_at IS NOT NULL AND expires_at > now()',
+      ),
+      this.dataSource.query<Array<{ id: string }>>(
+        'SELECT id FROM customer_sessions WHERE revoked_at IS NOT NULL AND expires_at > now()',
+      ),
+    ]);
+    for (const { id } of tokens) this.revokedTokens.add(id);
+    for (const { id } of sessions) this.revokedSessions.add(id);
+  }
+}

@@ -1,0 +1,50 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+
+/** Digits only become numbers; "1.5", "1e1", "abc" stay strings and fail @IsInt (never clamped). */
+export const toStrictInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
+
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @Transform(toStrictInt)
+  @IsInt()
+  @Min(1)
+  page = 1;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @Transform(toStrictInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit = 20;
+}
+
+export class PageMeta {
+  @ApiProperty() page!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty() total!: number;
+  @ApiProperty({ description: 'ceil(total / limit)' }) total_pages!: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  meta: PageMeta;
+}
+
+export function toPage<T>(data: T[], total: number, query: PageQuery): Page<T> {
+  return {
+    data,
+    meta: {
+      page: query.page,
+      limit: query.limit,
+      total,
+      total_pages: Math.ceil(total / query.limit),
+    },
+  };
+}
+
+export function offsetOf(query: PageQuery): number {
+  return (query.page - 1) * query.limit;
+}

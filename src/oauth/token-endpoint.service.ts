@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { verifyClientSecret } from '../apps/client-secret.js';
+import { AccessTokenIssuer } from '../auth/access-token-issuer.service.js';
+import { CredentialsState } from '../auth/credentials-state.service.js';
+import { parseScopeList } from '../auth/scopes.js';
+import { AppError } from '../common/errors/app-error.js';
+import { RateLimiter } from '../common/rate-limit/rate-limiter.service.js';
+import { AppConfig } from '../config/app-config.js';
+import { ServerSecrets } from '../config/server-secrets.js';
+import { invalidClient, parseTokenRequest } from './token-request.js';
+
+export interface TokenResponse {
+  body: { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string };
+  headers: Record<string, string>;
+}
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * The client_credentials grant (CONTRACT 3.1). Checks in order: grant type, presence of
+ * client credentials, client authentication, scope. The app lookup is served from the
+ * credentials cache, and the secret check is one HMAC: no argon2 on this path.
+ */
+@Injectable()
+export class TokenEndpointService {
+  constructor(
+    private readonly state: CredentialsState,
+    private readonly issuer: AccessTokenIssuer,
+    private readonly secrets: ServerSecrets,
+    private readonly limiter: RateLimiter,
+    private readonly config: AppConfig,
+  ) {}
+
+  async token(
+    body: unknown,
+    authorization: string | undefined,
+    address: string,
+  ): Promise<TokenResponse> {
+    await this.limiter.hit(
+      {
+        policy: 'token-address',
+        limit: this.config.TOKEN_RATE_LIMIT_PER_ADDRESS,
+        windowSeconds: WINDOW_SECONDS,
+      },
+      address,
+    );
+    const request = parseTokenRequest(body, authorization);
+    const headers = await this.limiter.hit(
+      {
+        policy: 'token-client',
+        limit: this.config.TOKEN_RATE_LIMIT_PER_CLIENT,
+        windowSeconds: WINDOW_SECONDS,
+      },
+      request.clientId,
+    );
+
+    const app = await this.state.appByClientId(request.clientId);
+    const authenticated =
+      app !== undefined &&
+      verifyClientSecret(request.clientSecret, app.secretHash, this.secrets.pepper);
+    if (!app || !authenticated || !app.active) throw invalidClient(request.usedBasic);
+
+    const scopes = parseScopeList(request.scope ?? '');
+    if (scopes.length === 0) throw new AppError('invalid_request', 'scope is required');
+    const unapproved = scopes.filter((s) => !app.approvedScopes.includes(s));
+    if (unapproved.length > 0) {
+      throw new AppError(
+        'invalid_scope',
+        `The requested scope ${unapproved.join(' ')} is not approved for the app`,
+      );
+    }
+
+    const issued = await this.issuer.issueAppToken(
+      {
+        appId: app.id,
+        tenantId: app.tenantId,
+        clientId: app.clientId,
+        credentialsVersion: app.credentialsVersion,
+      },
+      scopes,
+      this.config.ACCESS_TOKEN_TTL,
+    );
+    return {
+      body: {
+        access_token: issued.accessToken,
+        token_type: 'Bearer',
+        expires_in: issued.expiresIn,
+        scope: issued.scope,
+      },
+      headers,
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
+import { TokenEndpointService } from './token-endpoint.service.js';
+
+@ApiTags('oauth')
+@Controller()
+export class TokenController {
+  constructor(private readonly tokens: TokenEndpointService) {}
+
+  @Post('builders/oauth/token')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Get an access token (OAuth 2.0 client_credentials)',
+    description:
+      'Client authentication in the body (client_secret_post) or an `Authorization: Basic` header ' +
+      '(client_secret_basic, RFC 6749 2.3.1), never both. Checks in order: grant type, presence ' +
+      'of client credentials, client authentication, scope. Rate limited per client and per address.',
+  })
+  @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
+  @ApiBody({ type: TokenRequestDto })
+  @ApiOkResponse({
+    type: TokenResponseDto,
+    description: 'Headers: `Cache-Control: no-store`, `Pragma: no-cache`',
+  })
+  @ApiResponse({
+    status: 400,
+    description: '`invalid_request`, `unsupported_grant_type`, `invalid_scope`',
+  })
+  @ApiResponse({
+    status: 401,
+    description: '`invalid_client` (with `WWW-Authenticate: Basic` when Basic was used)',
+  })
+  @ApiResponse({ status: 429, description: '`rate_limited` with `Retry-After`' })
+  async token(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenResponseDto> {
+    // Set first so that error responses carry them too (RFC 6749 5.1, 5.2).
+    void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const response = await this.tokens.token(body, request.headers.authorization, request.ip);
+    void reply.headers(response.headers);
+    return response.body;
+  }
+}

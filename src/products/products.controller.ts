@@ -1,0 +1,54 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { appScope } from '../auth/grants.js';
+import type { RequestContext } from '../auth/request-context.js';
+import { AppError } from '../common/errors/app-error.js';
+import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { fromMinorUnits } from '../common/money.js';
+import { PageQuery, toPage, type Page } from '../common/pagination.js';
+import { ProductDto, ProductPageDto } from './dto/product.dto.js';
+import { ProductsRepository, type ProductRow } from './products.repository.js';
+
+@ApiTags('products')
+@Controller('v1/products')
+@Authenticated(appScope('products:read'))
+export class ProductsController {
+  constructor(private readonly products: ProductsRepository) {}
+
+  @Get()
+  @ApiOperation({ summary: "List the tenant's catalog, by id" })
+  @ApiOkResponse({ type: ProductPageDto })
+  @ApiBadRequestResponse({ description: '`validation_failed`: page or limit out of range' })
+  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Page<ProductDto>> {
+    const { rows, total } = await this.products.page(ctx.tenantId, query);
+    return toPage(rows.map(toProductDto), total, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read one product' })
+  @ApiOkResponse({ type: ProductDto })
+  @ApiNotFoundResponse({ description: '`not_found`: no such product in this tenant' })
+  async get(@Ctx() ctx: RequestContext, @Param('id', ParseIdPipe) id: number): Promise<ProductDto> {
+    const row = await this.products.find(ctx.tenantId, id);
+    if (!row) throw new AppError('not_found', `product ${id} not found`);
+    return toProductDto(row);
+  }
+}
+
+function toProductDto(row: ProductRow): ProductDto {
+  return {
+    id: row.id,
+    sku: row.sku,
+    name: row.name,
+    price: fromMinorUnits(row.price_minor),
+    currency: row.currency,
+    active: row.active,
+  };
+}
