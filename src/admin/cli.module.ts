@@ -4,6 +4,7 @@ import { CoreModule, type CoreOptions } from '../core.module.js';
 import { ProductsModule } from '../products/products.module.js';
 import { SeedModule } from '../seed/seed.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
+import { APP_SUBCOMMANDS, AppCommandGroup } from './app.commands.js';
 import { ProductCommand, ProductCreateCommand, ProductImportCommand } from './product.commands.js';
 import { SeedCommand, SeedDemoCommand } from './seed.commands.js';
 import { TenantCommand, TenantCreateCommand, TenantListCommand } from './tenant.commands.js';
@@ -22,6 +23,8 @@ export class CliModule {
         SeedModule,
       ],
       providers: [
+        AppCommandGroup,
+        ...APP_SUBCOMMANDS,
         TenantCommand,
         TenantCreateCommand,
         TenantListCommand,

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { App } from '../../src/apps/app.entity.js';
+import { AppsService } from '../../src/apps/apps.service.js';
+import { APP_SCOPES } from '../../src/auth/scopes.js';
+import { ProductsService } from '../../src/products/products.service.js';
+import type { Tenant } from '../../src/tenants/tenant.entity.js';
+import { TenantsService } from '../../src/tenants/tenants.service.js';
+import type { TestApp } from './test-app.js';
+
+export interface TestClient {
+  app: App;
+  clientId: string;
+  clientSecret: string;
+}
+
+export function newTenant(t: TestApp, currency = 'USD'): Promise<Tenant> {
+  return t.app
+    .get(TenantsService)
+    .create({ name: `Tenant ${randomBytes(3).toString('hex')}`, currency });
+}
+
+export async function newApp(
+  t: TestApp,
+  tenantId: number,
+  scopes: readonly string[] = APP_SCOPES,
+): Promise<TestClient> {
+  const { app, clientSecret } = await t.app
+    .get(AppsService)
+    .create({ tenantId, name: 'Test app', scopes: scopes.join(' ') });
+  return { app, clientId: app.clientId, clientSecret };
+}
+
+export async function newProduct(
+  t: TestApp,
+  tenantId: number,
+  priceMinor = 1000,
+  sku?: string,
+): Promise<number> {
+  const product = await t.app.get(ProductsService).create(tenantId, {
+    sku: sku ?? `SKU-${randomBytes(4).toString('hex')}`,
+    name: 'Test product',
+    priceMinor,
+  });
+  return product.id;
+}
+
+/** An access token from the token endpoint (client_secret_post, JSON). */
+export async function tokenFor(
+  t: TestApp,
+  client: TestClient,
+  scope = client.app.approvedScopes.join(' '),
+): Promise<string> {
+  const res = await t.http
+    .post('/builders/oauth/token')
+    .send({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      scope,
+    });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
+  return (res.body as { access_token: string }).access_token;
+}
