@@ -8,6 +8,7 @@ import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { openEmbeddedPostgres } from '../src/database/embedded-postgres-server.js';
 import { runMigrations } from '../src/database/run-migrations.js';
 import { databaseUrlFor } from './support/database-url.js';
+import { ensureBuilt } from './support/processes.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -25,6 +26,8 @@ const noop = async (): Promise<void> => {};
  * migrates a template database once; spec files clone it (test/support/test-database.ts).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Specs that run the server or CLI as child processes need dist/; build once, up front.
+  ensureBuilt();
   let serverUrl = process.env.DATABASE_URL;
   let stopServer = noop;
   if (!serverUrl) {

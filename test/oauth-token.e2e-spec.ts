@@ -182,14 +182,12 @@ describe('POST /builders/oauth/token', () => {
       const tenant = await newTenant(t);
       const other = await newApp(t, tenant.id, ['orders:read']);
       await t.app.get(AppsService).setActive(other.clientId, false);
-      const res = await t.http
-        .post(TOKEN)
-        .send({
-          grant_type: 'client_credentials',
-          client_id: other.clientId,
-          client_secret: other.clientSecret,
-          scope: 'orders:read',
-        });
+      const res = await t.http.post(TOKEN).send({
+        grant_type: 'client_credentials',
+        client_id: other.clientId,
+        client_secret: other.clientSecret,
+        scope: 'orders:read',
+      });
       expect(res.status).toBe(401);
       expect(res.body.error).toBe('invalid_client');
     });
@@ -278,14 +276,12 @@ describe('token endpoint rate limits', () => {
     const a = await newApp(t, tenant.id, ['orders:read']);
     const b = await newApp(t, tenant.id, ['orders:read']);
     const request = (c: TestClient) =>
-      t.http
-        .post(TOKEN)
-        .send({
-          grant_type: 'client_credentials',
-          client_id: c.clientId,
-          client_secret: c.clientSecret,
-          scope: 'orders:read',
-        });
+      t.http.post(TOKEN).send({
+        grant_type: 'client_credentials',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        scope: 'orders:read',
+      });
     for (let i = 0; i < 3; i++) expect((await request(a)).status).toBe(200);
     const limited = await request(a);
     expect(limited.status).toBe(429);
@@ -300,14 +296,12 @@ describe('token endpoint rate limits', () => {
     const responses = [];
     for (let i = 0; i < 4; i++) {
       responses.push(
-        await t.http
-          .post(TOKEN)
-          .send({
-            grant_type: 'client_credentials',
-            client_id: `app_x${i}`,
-            client_secret: 's',
-            scope: 'a',
-          }),
+        await t.http.post(TOKEN).send({
+          grant_type: 'client_credentials',
+          client_id: `app_x${i}`,
+          client_secret: 's',
+          scope: 'a',
+        }),
       );
     }
     expect(responses.map((r) => r.status)).toContain(429);

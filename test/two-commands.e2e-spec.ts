@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli, startServer, type ServerProcess } from './support/processes.js';
+import { runCli, startServer, type ServerProcess } from './support/processes.js';
 
 /**
  * The set-up a new user gets: the built server on an embedded database in DATA_DIR, the CLI
@@ -16,11 +16,10 @@ describe('npm start and the CLI on the embedded database', () => {
   const postmasterPid = () => join(dataDir, 'postgres', 'postmaster.pid');
 
   beforeAll(async () => {
-    ensureBuilt();
     dataDir = await mkdtemp(join(tmpdir(), 'storefront-start-'));
     // No DATABASE_URL: the zero-configuration path.
     env = { DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'production' };
-  }, 120_000);
+  });
 
   afterAll(async () => {
     if (server && server.child.exitCode === null) server.child.kill('SIGKILL');

@@ -151,9 +151,12 @@ export class AppsService {
     return this.dataSource.transaction(async (tx) => {
       const rows: Array<{ tenant_id: number; client_id: string; revoked_at: Date }> =
         await tx.query(
-          `UPDATE app_tokens t SET revoked_at = COALESCE(t.revoked_at, now())
-         FROM apps a WHERE t.jti = $1 AND a.tenant_id = t.tenant_id AND a.id = t.app_id
-         RETURNING t.tenant_id, a.client_id, t.revoked_at`,
+          // As a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
+          `WITH revoked AS (
+           UPDATE app_tokens t SET revoked_at = COALESCE(t.revoked_at, now())
+           FROM apps a WHERE t.jti = $1 AND a.tenant_id = t.tenant_id AND a.id = t.app_id
+           RETURNING t.tenant_id, a.client_id, t.revoked_at)
+         SELECT * FROM revoked`,
           [tokenId],
         );
       const row = rows[0];

@@ -50,14 +50,12 @@ export async function tokenFor(
   client: TestClient,
   scope = client.app.approvedScopes.join(' '),
 ): Promise<string> {
-  const res = await t.http
-    .post('/builders/oauth/token')
-    .send({
-      grant_type: 'client_credentials',
-      client_id: client.clientId,
-      client_secret: client.clientSecret,
-      scope,
-    });
+  const res = await t.http.post('/builders/oauth/token').send({
+    grant_type: 'client_credentials',
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+    scope,
+  });
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
   return (res.body as { access_token: string }).access_token;
 }

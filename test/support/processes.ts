@@ -21,7 +21,8 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port) },
+    // info: the helper waits for the "listening" line.
+    env: { ...process.env, ...env, LOG_LEVEL: 'info', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

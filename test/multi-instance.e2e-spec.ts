@@ -1,0 +1,207 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../src/database/embedded-postgres-server.js';
+import { within } from './support/eventually.js';
+import { runCli, startServer, type ServerProcess } from './support/processes.js';
+import { createTestDatabase } from './support/test-database.js';
+
+interface CreatedApp {
+  client_id: string;
+  client_secret: string;
+}
+
+/**
+ * Two API processes on one database, as behind a load balancer (one PUBLIC_URL, shared keys),
+ * and the admin CLI as a third process: a change made by the CLI takes effect on both
+ * servers within 1 s.
+ */
+describe('two server processes sharing one database', () => {
+  let env: Record<string, string>;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let tenantId: number;
+
+  beforeAll(async () => {
+    const portA = await freePort();
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: await createTestDatabase(),
+      SECRET_PEPPER: randomBytes(32).toString('base64'),
+      JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      PUBLIC_URL: `http://127.0.0.1:${portA}`,
+    };
+    [a, b] = await Promise.all([startServer({ ...env, PORT: String(portA) }), startServer(env)]);
+    const tenant = await cli(['tenant', 'create', '--name', 'Shared', '--currency', 'EUR']);
+    tenantId = tenant.id as number;
+  });
+
+  afterAll(async () => {
+    for (const server of [a, b]) {
+      if (server && server.child.exitCode === null) {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+    }
+  });
+
+  async function cli(args: string[]): Promise<Record<string, unknown>> {
+    const result = await runCli([...args, '--json'], env);
+    if (result.status !== 0)
+      throw new Error(`cli ${args.join(' ')} failed: ${result.stdout} ${result.stderr}`);
+    return JSON.parse(result.stdout) as Record<string, unknown>;
+  }
+
+  const newApp = async (scopes = 'products:read orders:read') =>
+    (await cli([
+      'app',
+      'create',
+      '--tenant',
+      String(tenantId),
+      '--name',
+      'ERP',
+      '--scopes',
+      scopes,
+    ])) as unknown as CreatedApp;
+
+  async function token(
+    server: ServerProcess,
+    app: CreatedApp,
+    scope = 'products:read',
+  ): Promise<string> {
+    const res = await fetch(`${server.url}/builders/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        scope,
+      }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  const status = async (server: ServerProcess, accessToken: string) =>
+    (
+      await fetch(`${server.url}/v1/products`, {
+        headers: { authorization: `Bearer ${accessToken}` },
+      })
+    ).status;
+
+  /** The token works on both servers (and is now cached as valid by both). */
+  async function expectLive(accessToken: string): Promise<void> {
+    expect(await status(a, accessToken)).toBe(200);
+    expect(await status(b, accessToken)).toBe(200);
+  }
+
+  async function expectDeadOnBothWithinOneSecond(accessToken: string): Promise<number[]> {
+    const elapsed = await Promise.all(
+      [a, b].map((s) => within(1000, async () => (await status(s, accessToken)) === 401)),
+    );
+    for (const ms of elapsed) expect(ms).toBeLessThan(1000);
+    return elapsed;
+  }
+
+  it('a stock OAuth client (oauth4webapi) gets a token through RFC 8414 discovery, unchanged, and it works', async () => {
+    const app = await newApp();
+    const issuer = new URL(env.PUBLIC_URL);
+    const options = { [oauth.allowInsecureRequests]: true };
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...options }),
+    );
+    const client: oauth.Client = { client_id: app.client_id };
+    for (const auth of [
+      oauth.ClientSecretBasic(app.client_secret),
+      oauth.ClientSecretPost(app.client_secret),
+    ]) {
+      const response = await oauth.clientCredentialsGrantRequest(
+        as,
+        client,
+        auth,
+        new URLSearchParams({ scope: 'products:read' }),
+        options,
+      );
+      const result = await oauth.processClientCredentialsResponse(as, client, response);
+      expect(result.token_type).toBe('bearer');
+      expect(result.scope).toBe('products:read');
+      await expectLive(result.access_token);
+    }
+  });
+
+  it('revoke-token through the CLI: 401 on both servers within 1 s, other tokens keep working', async () => {
+    const app = await newApp();
+    const victim = await token(a, app);
+    const other = await token(b, app);
+    await expectLive(victim);
+    const jti = JSON.parse(Buffer.from(victim.split('.')[1], 'base64url').toString()).jti as string;
+    await cli(['app', 'revoke-token', '--token-id', jti]);
+    await expectDeadOnBothWithinOneSecond(victim);
+    await expectLive(other);
+  });
+
+  it('deactivate through the CLI: 401 on both within 1 s and invalid_client on both token endpoints', async () => {
+    const app = await newApp();
+    const bystander = await token(a, await newApp());
+    const victim = await token(a, app);
+    await expectLive(victim);
+    await cli(['app', 'deactivate', '--client-id', app.client_id]);
+    await expectDeadOnBothWithinOneSecond(victim);
+    await expectLive(bystander);
+    for (const server of [a, b]) {
+      const res = await fetch(`${server.url}/builders/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: app.client_id,
+          client_secret: app.client_secret,
+          scope: 'products:read',
+        }),
+      });
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it('rotate-secret and set-scopes through the CLI: earlier tokens die on both within 1 s', async () => {
+    const app = await newApp();
+    const beforeRotation = await token(b, app);
+    await expectLive(beforeRotation);
+    const rotated = (await cli([
+      'app',
+      'rotate-secret',
+      '--client-id',
+      app.client_id,
+    ])) as unknown as CreatedApp;
+    await expectDeadOnBothWithinOneSecond(beforeRotation);
+
+    const beforeScopes = await token(a, rotated);
+    await expectLive(beforeScopes);
+    await cli(['app', 'set-scopes', '--client-id', app.client_id, '--scopes', 'products:read']);
+    await expectDeadOnBothWithinOneSecond(beforeScopes);
+    await expectLive(await token(b, rotated));
+  });
+
+  it('a private app token from the CLI works on both servers', async () => {
+    const app = await newApp();
+    const issued = await cli([
+      'app',
+      'token',
+      '--client-id',
+      app.client_id,
+      '--scopes',
+      'products:read',
+      '--ttl',
+      '600',
+    ]);
+    expect(issued).toMatchObject({
+      token_id: expect.any(String),
+      expires_in: 600,
+      scope: 'products:read',
+    });
+    await expectLive(issued.access_token as string);
+  });
+});
