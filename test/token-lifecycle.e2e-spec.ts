@@ -21,14 +21,12 @@ describe('token lifecycle', () => {
   const status = async (token: string) =>
     (await t.http.get('/v1/products').set('authorization', `Bearer ${token}`)).status;
   const requestToken = (c: TestClient, secret = c.clientSecret) =>
-    t.http
-      .post('/builders/oauth/token')
-      .send({
-        grant_type: 'client_credentials',
-        client_id: c.clientId,
-        client_secret: secret,
-        scope: 'products:read',
-      });
+    t.http.post('/builders/oauth/token').send({
+      grant_type: 'client_credentials',
+      client_id: c.clientId,
+      client_secret: secret,
+      scope: 'products:read',
+    });
 
   async function freshClient(): Promise<{ client: TestClient; token: string }> {
     const tenant = await newTenant(t);
@@ -85,14 +83,12 @@ describe('token lifecycle', () => {
     await apps.setScopes(client.clientId, 'products:read');
     await expectDeadWithinOneSecond(token);
     expect((await requestToken(client)).status).toBe(200);
-    const refused = await t.http
-      .post('/builders/oauth/token')
-      .send({
-        grant_type: 'client_credentials',
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
-        scope: 'orders:read',
-      });
+    const refused = await t.http.post('/builders/oauth/token').send({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      scope: 'orders:read',
+    });
     expect(refused.body.error).toBe('invalid_scope');
   });
 
