@@ -3,6 +3,7 @@ import { AppsModule } from './apps/apps.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
+import { OrdersModule } from './orders/orders.module.js';
 import { CoreModule, type CoreOptions } from './core.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ProductsModule } from './products/products.module.js';
@@ -23,6 +24,7 @@ export class AppModule {
         HealthModule,
         TenantsModule,
         ProductsModule,
+        OrdersModule,
         AppsModule,
         SeedModule,
         ...extra,

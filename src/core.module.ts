@@ -5,6 +5,7 @@ import { AppConfig } from './config/app-config.js';
 import { loadServerSecrets, ServerSecrets } from './config/server-secrets.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { AuditModule } from './audit/audit.module.js';
+import { Transactions } from './common/transactions.js';
 
 export interface CoreOptions {
   config: AppConfig;
@@ -34,8 +35,9 @@ export class CoreModule {
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: ServerSecrets, useFactory: () => loadServerSecrets(config) },
+        Transactions,
       ],
-      exports: [AppConfig, ServerSecrets, AuditModule],
+      exports: [AppConfig, ServerSecrets, AuditModule, Transactions],
     };
   }
 }

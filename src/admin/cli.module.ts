@@ -1,10 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AppsModule } from '../apps/apps.module.js';
 import { CoreModule, type CoreOptions } from '../core.module.js';
+import { OrdersModule } from '../orders/orders.module.js';
 import { ProductsModule } from '../products/products.module.js';
 import { SeedModule } from '../seed/seed.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { APP_SUBCOMMANDS, AppCommandGroup } from './app.commands.js';
+import { OrderCommand, OrderSetStatusCommand } from './order.commands.js';
 import { ProductCommand, ProductCreateCommand, ProductImportCommand } from './product.commands.js';
 import { SeedCommand, SeedDemoCommand } from './seed.commands.js';
 import { TenantCommand, TenantCreateCommand, TenantListCommand } from './tenant.commands.js';
@@ -19,11 +21,14 @@ export class CliModule {
         CoreModule.register(options),
         TenantsModule,
         ProductsModule,
+        OrdersModule,
         AppsModule,
         SeedModule,
       ],
       providers: [
         AppCommandGroup,
+        OrderCommand,
+        OrderSetStatusCommand,
         ...APP_SUBCOMMANDS,
         TenantCommand,
         TenantCreateCommand,

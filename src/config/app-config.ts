@@ -130,6 +130,13 @@ export class AppConfig {
   @IsBoolean()
   TRUST_PROXY = false;
 
+  /** How long an Idempotency-Key and its stored response are kept. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 30)
+  IDEMPOTENCY_TTL_HOURS = 24;
+
   get publicUrl(): string {
     return (this.PUBLIC_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
   }

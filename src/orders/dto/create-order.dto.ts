@@ -1,0 +1,115 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsEmail,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+export class OrderCustomerInput {
+  @ApiPropertyOptional({
+    description:
+      'Links the order to this registered customer of the tenant (else 422 unknown_customer)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  id?: number;
+
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiProperty({
+    format: 'email',
+    maxLength: 254,
+    description: 'Without `id`, a registered customer with this email (any case) is linked',
+  })
+  @IsEmail()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 50 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 50)
+  phone?: string;
+}
+
+export class ShippingAddressInput {
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  country!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  city!: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  district?: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  address!: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  postal_code?: string;
+}
+
+export class OrderItemInput {
+  @ApiProperty({ minimum: 1 })
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  product_id!: number;
+
+  @ApiProperty({ minimum: 1, maximum: 10000 })
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  quantity!: number;
+}
+
+/** Prices are not sent: they come from the tenant's catalog at creation time. */
+export class CreateOrderDto {
+  @ApiProperty({ type: OrderCustomerInput })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => OrderCustomerInput)
+  customer!: OrderCustomerInput;
+
+  @ApiProperty({ type: ShippingAddressInput })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ShippingAddressInput)
+  shipping_address!: ShippingAddressInput;
+
+  @ApiProperty({ type: [OrderItemInput], minItems: 1, maxItems: 100 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => OrderItemInput)
+  items!: OrderItemInput[];
+}

@@ -1,0 +1,58 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PageMeta } from '../../common/pagination.js';
+import { ORDER_STATUSES, type OrderStatus } from '../order-status.js';
+
+export class OrderCustomerDto {
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'The linked registered customer, or null',
+  })
+  id!: number | null;
+  @ApiProperty() name!: string;
+  @ApiProperty() email!: string;
+  @ApiProperty({ type: String, nullable: true }) phone!: string | null;
+}
+
+export class ShippingAddressDto {
+  @ApiProperty() country!: string;
+  @ApiProperty() city!: string;
+  @ApiProperty({ type: String, nullable: true }) district!: string | null;
+  @ApiProperty() address!: string;
+  @ApiProperty({ type: String, nullable: true }) postal_code!: string | null;
+}
+
+export class OrderItemDto {
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Null for an imported line whose sku is not in the catalog',
+  })
+  product_id!: number | null;
+  @ApiProperty() quantity!: number;
+  @ApiProperty() sku!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ example: 19.99 }) unit_price!: number;
+  @ApiProperty({ description: 'unit_price × quantity, exact', example: 59.97 }) total!: number;
+}
+
+export class OrderDto {
+  @ApiProperty() id!: number;
+  @ApiProperty({ enum: ORDER_STATUSES }) status!: OrderStatus;
+  @ApiProperty({ description: 'Sum of the line totals, exact, at most 2 decimals', example: 59.97 })
+  total!: number;
+  @ApiProperty({ example: 'USD' }) currency!: string;
+  @ApiProperty({ type: OrderCustomerDto }) customer!: OrderCustomerDto;
+  @ApiProperty({ type: ShippingAddressDto }) shipping_address!: ShippingAddressDto;
+  @ApiProperty({ type: [OrderItemDto] }) items!: OrderItemDto[];
+  @ApiProperty({ enum: ['api', 'marketplace'] }) source!: 'api' | 'marketplace';
+  @ApiProperty({ type: String, nullable: true }) marketplace!: string | null;
+  @ApiProperty({ type: String, nullable: true }) external_order_id!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+}
+
+export class OrderPageDto {
+  @ApiProperty({ type: [OrderDto] }) data!: OrderDto[];
+  @ApiProperty({ type: PageMeta }) meta!: PageMeta;
+}

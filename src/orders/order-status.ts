@@ -1,0 +1,25 @@
+export const ORDER_STATUSES = [
+  'pending',
+  'paid',
+  'preparing',
+  'shipped',
+  'cancelled',
+  'refunded',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** CONTRACT 3.4, the whole order process: where each status may go next. */
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  pending: ['paid', 'cancelled'],
+  paid: ['preparing', 'refunded'],
+  preparing: ['shipped', 'refunded'],
+  shipped: ['refunded'],
+  cancelled: [],
+  refunded: [],
+};
+
+export const INITIAL_ORDER_STATUS: OrderStatus = 'pending';
+
+export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
+  return ORDER_TRANSITIONS[from].includes(to);
+}

@@ -1,0 +1,100 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { appScope, customerScope } from '../auth/grants.js';
+import type { RequestContext } from '../auth/request-context.js';
+import type { HttpResult } from '../common/http/http-result.js';
+import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import type { Page } from '../common/pagination.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { CreateOrderDto } from './dto/create-order.dto.js';
+import { ChangeStatusDto, ListOrdersQuery } from './dto/order-queries.dto.js';
+import { OrderDto, OrderPageDto } from './dto/order.dto.js';
+import { OrdersService } from './orders.service.js';
+
+@ApiTags('orders')
+@Controller('v1/orders')
+export class OrdersController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Post()
+  @Authenticated(appScope('orders:write'))
+  @Idempotent()
+  @ApiOperation({ summary: 'Create an order; prices come from the catalog, status starts pending' })
+  @ApiCreatedResponse({
+    type: OrderDto,
+    headers: { Location: { description: '/v1/orders/{id}', schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({ description: '`validation_failed` with `details`' })
+  @ApiUnprocessableEntityResponse({
+    description: '`unknown_product` (details list the lines), `unknown_customer`',
+  })
+  async create(
+    @Ctx() ctx: RequestContext,
+    @Body() dto: CreateOrderDto,
+    @Res() _reply: FastifyReply,
+  ): Promise<HttpResult<OrderDto>> {
+    const order = await this.orders.create(ctx, dto);
+    return { status: 201, headers: { location: `/v1/orders/${order.id}` }, body: order };
+  }
+
+  @Get()
+  @Authenticated(appScope('orders:read'), customerScope('order:read'))
+  @ApiOperation({
+    summary: "List orders, newest first (a customer session sees only the customer's own)",
+  })
+  @ApiOkResponse({ type: OrderPageDto })
+  @ApiBadRequestResponse({
+    description: '`validation_failed`: page, limit or status out of range (never clamped)',
+  })
+  list(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<Page<OrderDto>> {
+    return this.orders.list(ctx, query);
+  }
+
+  @Get(':id')
+  @Authenticated(appScope('orders:read'), customerScope('order:read'))
+  @ApiOperation({ summary: 'Read one order' })
+  @ApiOkResponse({ type: OrderDto })
+  @ApiBadRequestResponse({ description: '`validation_failed`: id is not a positive integer' })
+  @ApiNotFoundResponse({
+    description: "`not_found`: unknown, another tenant's or another customer's order",
+  })
+  get(@Ctx() ctx: RequestContext, @Param('id', ParseIdPipe) id: number): Promise<OrderDto> {
+    return this.orders.get(ctx, id);
+  }
+
+  @Post(':id/status')
+  @HttpCode(200)
+  @Authenticated(appScope('orders:write'))
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Not used: a repeated transition answers 409',
+  })
+  @ApiOperation({ summary: 'Change the status along the order process' })
+  @ApiOkResponse({ type: OrderDto })
+  @ApiConflictResponse({ description: '`invalid_transition`: not allowed from the current status' })
+  @ApiNotFoundResponse({ description: '`not_found`' })
+  changeStatus(
+    @Ctx() ctx: RequestContext,
+    @Param('id', ParseIdPipe) id: number,
+    @Body() dto: ChangeStatusDto,
+  ): Promise<OrderDto> {
+    return this.orders.changeStatus(
+      { tenantId: ctx.tenantId, actor: `app:${ctx.clientId}` },
+      id,
+      dto.status,
+    );
+  }
+}

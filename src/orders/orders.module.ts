@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { OrdersController } from './orders.controller.js';
+import { OrdersRepository } from './orders.repository.js';
+import { OrdersService } from './orders.service.js';
+
+@Module({
+  imports: [IdempotencyModule],
+  controllers: [OrdersController],
+  providers: [OrdersService, OrdersRepository],
+  exports: [OrdersService, OrdersRepository],
+})
+export class OrdersModule {}

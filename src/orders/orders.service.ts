@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { RequestContext } from '../auth/request-context.js';
+import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
+import { toPage, type Page } from '../common/pagination.js';
+import { Transactions } from '../common/transactions.js';
+import type { CreateOrderDto } from './dto/create-order.dto.js';
+import type { OrderDto } from './dto/order.dto.js';
+import type { ListOrdersQuery } from './dto/order-queries.dto.js';
+import { toOrderDto } from './order.mapper.js';
+import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
+import { OrdersRepository, type OrderFilter } from './orders.repository.js';
+import { priceLines } from './pricing.js';
+
+/** Who changes a status: an app through the API, or an admin through the CLI. */
+export interface StatusActor {
+  tenantId: number;
+  actor: string;
+}
+
+@Injectable()
+export class OrdersService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly transactions: Transactions,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /** Prices from the catalog now, in the tenant currency; joins an ambient transaction (Idempotency-Key). */
+  create(ctx: RequestContext, dto: CreateOrderDto): Promise<OrderDto> {
+    return this.transactions.run(async (m) => {
+      const tenantId = ctx.tenantId;
+      const products = await this.orders.activeProducts(m, tenantId, [
+        ...new Set(dto.items.map((i) => i.product_id)),
+      ]);
+      const unknown: ErrorDetail[] = dto.items
+        .map((item, index) => ({ item, index }))
+        .filter(({ item }) => !products.has(item.product_id))
+        .map(({ item, index }) => ({
+          field: `items[${index}].product_id`,
+          message: `product ${item.product_id} is not in the active catalog`,
+          product_id: item.product_id,
+        }));
+      if (unknown.length > 0) {
+        throw new AppError(
+          'unknown_product',
+          `${unknown.length} order line(s) name a product that is not in the active catalog`,
+          {
+            details: unknown,
+          },
+        );
+      }
+      const customerId = await this.linkCustomer(m, tenantId, dto.customer);
+      const priced = priceLines(
+        dto.items.map((item) => {
+          const product = products.get(item.product_id)!;
+          return {
+            productId: item.product_id,
+            sku: product.sku,
+            name: product.name,
+            quantity: item.quantity,
+            unitPriceMinor: product.price_minor,
+          };
+        }),
+      );
+      const row = await this.orders.insert(m, tenantId, {
+        currency: await this.orders.tenantCurrency(m, tenantId),
+        totalMinor: priced.totalMinor,
+        customerId,
+        customer: dto.customer,
+        shipping: dto.shipping_address,
+        source: 'api',
+        appId: ctx.appId,
+      });
+      const items = await this.orders.insertItems(m, tenantId, row.id, priced.lines);
+      return toOrderDto(row, items);
+    });
+  }
+
+  async list(ctx: RequestContext, query: ListOrdersQuery): Promise<Page<OrderDto>> {
+    const m = this.dataSource.manager;
+    const { rows, total } = await this.orders.page(
+      m,
+      { ...visibleTo(ctx), status: query.status },
+      query,
+    );
+    const items = await this.orders.items(
+      m,
+      ctx.tenantId,
+      rows.map((r) => r.id),
+    );
+    return toPage(
+      rows.map((r) => toOrderDto(r, items.get(r.id) ?? [])),
+      total,
+      query,
+    );
+  }
+
+  /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */
+  async get(ctx: RequestContext, id: number): Promise<OrderDto> {
+    const m = this.dataSource.manager;
+    const row = await this.orders.find(m, visibleTo(ctx), id);
+    if (!row) throw notFound(id);
+    const items = await this.orders.items(m, ctx.tenantId, [id]);
+    return toOrderDto(row, items.get(id) ?? []);
+  }
+
+  /**
+   * The row is locked for the check and the update, so concurrent changes serialise: the
+   * first wins, the others see its result and get 409 if their transition no longer applies.
+   */
+  changeStatus(by: StatusActor, id: number, to: OrderStatus): Promise<OrderDto> {
+    return this.transactions.run(async (m) => {
+      const current = await this.orders.find(m, { tenantId: by.tenantId }, id, true);
+      if (!current) throw notFound(id);
+      if (!canTransition(current.status, to)) {
+        const allowed = ORDER_TRANSITIONS[current.status];
+        throw new AppError(
+          'invalid_transition',
+          `Cannot change an order from ${current.status} to ${to}; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
+          {
+            details: [
+              {
+                field: 'status',
+                message: `not allowed from ${current.status}`,
+                current_status: current.status,
+              },
+            ],
+          },
+        );
+      }
+      const row = await this.orders.setStatus(m, by.tenantId, id, current.status, to, by.actor);
+      const items = await this.orders.items(m, by.tenantId, [id]);
+      return toOrderDto(row, items.get(id) ?? []);
+    });
+  }
+
+  private async linkCustomer(
+    m: Parameters<OrdersRepository['customerById']>[0],
+    tenantId: number,
+    customer: CreateOrderDto['customer'],
+  ): Promise<number | null> {
+    if (customer.id === undefined)
+      return (await this.orders.customerByEmail(m, tenantId, customer.email)) ?? null;
+    const id = await this.orders.customerById(m, tenantId, customer.id);
+    if (id === undefined) {
+      throw new AppError(
+        'unknown_customer',
+        `customer ${customer.id} is not a customer of this tenant`,
+        {
+          details: [{ field: 'customer.id', message: 'is not a customer of this tenant' }],
+        },
+      );
+    }
+    return id;
+  }
+}
+
+function visibleTo(ctx: RequestContext): OrderFilter {
+  return ctx.kind === 'customer'
+    ? { tenantId: ctx.tenantId, customerId: ctx.customerId }
+    : { tenantId: ctx.tenantId };
+}
+
+function notFound(id: number): AppError {
+  return new AppError('not_found', `order ${id} not found`);
+}
