@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -7,6 +7,7 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
@@ -15,7 +16,7 @@ import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
 import type { RequestContext } from '../auth/request-context.js';
 import type { HttpResult } from '../common/http/http-result.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import type { Page } from '../common/pagination.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateOrderDto } from './dto/create-order.dto.js';
@@ -63,6 +64,7 @@ export class OrdersController {
   }
 
   @Get(':id')
+  @ApiParam(ID_PARAM)
   @Authenticated(appScope('orders:read'), customerScope('order:read'))
   @ApiOperation({ summary: 'Read one order' })
   @ApiOkResponse({ type: OrderDto })
@@ -70,11 +72,12 @@ export class OrdersController {
   @ApiNotFoundResponse({
     description: "`not_found`: unknown, another tenant's or another customer's order",
   })
-  get(@Ctx() ctx: RequestContext, @Param('id', ParseIdPipe) id: number): Promise<OrderDto> {
+  get(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<OrderDto> {
     return this.orders.get(ctx, id);
   }
 
   @Post(':id/status')
+  @ApiParam(ID_PARAM)
   @HttpCode(200)
   @Authenticated(appScope('orders:write'))
   @ApiHeader({
@@ -88,7 +91,7 @@ export class OrdersController {
   @ApiNotFoundResponse({ description: '`not_found`' })
   changeStatus(
     @Ctx() ctx: RequestContext,
-    @Param('id', ParseIdPipe) id: number,
+    @IdParam() id: number,
     @Body() dto: ChangeStatusDto,
   ): Promise<OrderDto> {
     return this.orders.changeStatus(

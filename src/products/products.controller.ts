@@ -1,16 +1,17 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import { fromMinorUnits } from '../common/money.js';
 import { PageQuery, toPage, type Page } from '../common/pagination.js';
 import { ProductDto, ProductPageDto } from './dto/product.dto.js';
@@ -32,10 +33,11 @@ export class ProductsController {
   }
 
   @Get(':id')
+  @ApiParam(ID_PARAM)
   @ApiOperation({ summary: 'Read one product' })
   @ApiOkResponse({ type: ProductDto })
   @ApiNotFoundResponse({ description: '`not_found`: no such product in this tenant' })
-  async get(@Ctx() ctx: RequestContext, @Param('id', ParseIdPipe) id: number): Promise<ProductDto> {
+  async get(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<ProductDto> {
     const row = await this.products.find(ctx.tenantId, id);
     if (!row) throw new AppError('not_found', `product ${id} not found`);
     return toProductDto(row);
