@@ -185,6 +185,65 @@ describe('two server processes sharing one database', () => {
     await expectLive(await token(b, rotated));
   });
 
+  it('order set-status through the CLI follows the same rules as the API', async () => {
+    const product = await cli([
+      'product',
+      'create',
+      '--tenant',
+      String(tenantId),
+      '--sku',
+      'CLI-1',
+      '--name',
+      'Mug',
+      '--price',
+      '12.50',
+    ]);
+    const app = await newApp('orders:read orders:write');
+    const accessToken = await token(a, app, 'orders:read orders:write');
+    const created = await fetch(`${a.url}/v1/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({
+        customer: { name: 'Ada', email: 'ada@example.com' },
+        shipping_address: { country: 'TR', city: 'Istanbul', address: 'Street 1' },
+        items: [{ product_id: product.id, quantity: 2 }],
+      }),
+    });
+    const order = (await created.json()) as { id: number; total: number };
+    expect(order.total).toBe(25);
+    const paid = await cli([
+      'order',
+      'set-status',
+      '--tenant',
+      String(tenantId),
+      '--order',
+      String(order.id),
+      '--status',
+      'paid',
+    ]);
+    expect(paid).toMatchObject({ id: order.id, status: 'paid' });
+    const refused = await runCli(
+      [
+        'order',
+        'set-status',
+        '--tenant',
+        String(tenantId),
+        '--order',
+        String(order.id),
+        '--status',
+        'pending',
+        '--json',
+      ],
+      env,
+    );
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: 'invalid_transition' });
+    const read = await fetch(`${b.url}/v1/orders/${order.id}`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    expect(((await read.json()) as { status: string }).status).toBe('paid');
+  });
+
   it('a private app token from the CLI works on both servers', async () => {
     const app = await newApp();
     const issued = await cli([

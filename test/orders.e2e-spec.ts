@@ -104,7 +104,7 @@ describe('orders', () => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         updated_at: expect.any(String),
       });
-      const read = await get(a, res.headers.location as string);
+      const read = await get(a, res.headers.location);
       expect(read.status).toBe(200);
       expect(read.body).toEqual(res.body);
     });
@@ -353,7 +353,7 @@ describe('orders', () => {
     it('lists newest first with meta', async () => {
       const res = await get(shop, '/v1/orders');
       expect(res.status).toBe(200);
-      expect(res.body.data.map((o: { id: number }) => o.id)).toEqual([...ids].reverse());
+      expect(res.body.data.map((o: { id: number }) => o.id)).toEqual(ids.toReversed());
       expect(res.body.meta).toEqual({ page: 1, limit: 20, total: 5, total_pages: 1 });
       expect(res.body.data[0]).toHaveProperty('status', 'pending');
       expect(res.body.data[0].items).toHaveLength(1);
