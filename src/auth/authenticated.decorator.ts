@@ -5,8 +5,9 @@ import {
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { BearerGuard } from './bearer.guard.js';
 import type { Grant } from './grants.js';
 import type { RequestContext } from './request-context.js';
@@ -17,15 +18,17 @@ import { GRANTS, ScopesGuard } from './scopes.guard.js';
  * `@Authenticated(appScope('orders:read'), customerScope('order:read'))`.
  */
 export function Authenticated(...grants: Grant[]): MethodDecorator & ClassDecorator {
-  const needs = grants.map((g) => `${g.kind} token with \`${g.scope}\``).join(' or ');
+  const needs = grants
+    .map((g) => `${g.kind === 'app' ? 'an app token' : 'a customer session'} with \`${g.scope}\``)
+    .join(' or ');
   return applyDecorators(
     SetMetadata(GRANTS, grants),
     UseGuards(BearerGuard, ScopesGuard),
     ApiBearerAuth('bearer'),
-    ApiUnauthorizedResponse({
-      description: '`unauthenticated`: token missing, invalid, expired or revoked',
+    ApiErrors({
+      unauthenticated: 'token missing, invalid, expired or revoked',
+      scope_denied: `needs ${needs}`,
     }),
-    ApiForbiddenResponse({ description: `\`scope_denied\`: needs a ${needs}` }),
   );
 }
 

@@ -1,15 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   HealthCheckService,
   TypeOrmHealthIndicator,
   type HealthCheckResult,
 } from '@nestjs/terminus';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { AppError } from '../common/errors/app-error.js';
 
 @ApiTags('operations')
@@ -32,7 +28,7 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: the database answers within 1 s' })
   @ApiOkResponse({ schema: { example: { status: 'ok', info: { database: { status: 'up' } } } } })
-  @ApiServiceUnavailableResponse({ description: '`unavailable`: the database does not answer' })
+  @ApiErrors({ unavailable: 'the database does not answer' })
   async ready(): Promise<HealthCheckResult> {
     try {
       return await this.health.check([() => this.database.pingCheck('database').withTimeout(1000)]);

@@ -1,13 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { TokenEndpointService } from './token-endpoint.service.js';
 
@@ -31,15 +25,15 @@ export class TokenController {
     type: TokenResponseDto,
     description: 'Headers: `Cache-Control: no-store`, `Pragma: no-cache`',
   })
-  @ApiResponse({
-    status: 400,
-    description: '`invalid_request`, `unsupported_grant_type`, `invalid_scope`',
+  @ApiErrors({
+    invalid_request:
+      'a parameter is missing or repeated, malformed JSON, or credentials sent twice',
+    unsupported_grant_type: 'grant_type is not client_credentials',
+    invalid_scope: 'a requested scope is not approved for the app',
+    invalid_client:
+      'unknown client, wrong secret or inactive app (`WWW-Authenticate: Basic` when Basic was used)',
+    rate_limited: 'too many token requests (`Retry-After`)',
   })
-  @ApiResponse({
-    status: 401,
-    description: '`invalid_client` (with `WWW-Authenticate: Basic` when Basic was used)',
-  })
-  @ApiResponse({ status: 429, description: '`rate_limited` with `Retry-After`' })
   async token(
     @Body() body: unknown,
     @Req() request: FastifyRequest,

@@ -1,15 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiHeader,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
@@ -18,7 +13,8 @@ import type { RequestContext } from '../auth/request-context.js';
 import type { HttpResult } from '../common/http/http-result.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import type { Page } from '../common/pagination.js';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
+import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateOrderDto } from './dto/create-order.dto.js';
 import { ChangeStatusDto, ListOrdersQuery } from './dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from './dto/order.dto.js';
@@ -37,9 +33,12 @@ export class OrdersController {
     type: OrderDto,
     headers: { Location: { description: '/v1/orders/{id}', schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({ description: '`validation_failed` with `details`' })
-  @ApiUnprocessableEntityResponse({
-    description: '`unknown_product` (details list the lines), `unknown_customer`',
+  @ApiErrors({
+    ...IDEMPOTENCY_ERRORS,
+    validation_failed:
+      'the body breaks a bound (details name each field) or the Idempotency-Key is malformed',
+    unknown_product: 'a line names a product not in the active catalog (details list the lines)',
+    unknown_customer: '`customer.id` is not a customer of this tenant',
   })
   async create(
     @Ctx() ctx: RequestContext,
@@ -56,8 +55,8 @@ export class OrdersController {
     summary: "List orders, newest first (a customer session sees only the customer's own)",
   })
   @ApiOkResponse({ type: OrderPageDto })
-  @ApiBadRequestResponse({
-    description: '`validation_failed`: page, limit or status out of range (never clamped)',
+  @ApiErrors({
+    validation_failed: 'page, limit or status out of range or malformed (never clamped)',
   })
   list(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<Page<OrderDto>> {
     return this.orders.list(ctx, query);
@@ -68,9 +67,9 @@ export class OrdersController {
   @Authenticated(appScope('orders:read'), customerScope('order:read'))
   @ApiOperation({ summary: 'Read one order' })
   @ApiOkResponse({ type: OrderDto })
-  @ApiBadRequestResponse({ description: '`validation_failed`: id is not a positive integer' })
-  @ApiNotFoundResponse({
-    description: "`not_found`: unknown, another tenant's or another customer's order",
+  @ApiErrors({
+    validation_failed: 'id is not a positive integer',
+    not_found: "unknown, another tenant's or another customer's order",
   })
   get(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<OrderDto> {
     return this.orders.get(ctx, id);
@@ -80,15 +79,13 @@ export class OrdersController {
   @ApiParam(ID_PARAM)
   @HttpCode(200)
   @Authenticated(appScope('orders:write'))
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: 'Not used: a repeated transition answers 409',
-  })
   @ApiOperation({ summary: 'Change the status along the order process' })
   @ApiOkResponse({ type: OrderDto })
-  @ApiConflictResponse({ description: '`invalid_transition`: not allowed from the current status' })
-  @ApiNotFoundResponse({ description: '`not_found`' })
+  @ApiErrors({
+    validation_failed: 'id or status malformed',
+    not_found: "unknown or another tenant's order",
+    invalid_transition: 'not allowed from the current status (a repeated change also answers 409)',
+  })
   changeStatus(
     @Ctx() ctx: RequestContext,
     @IdParam() id: number,

@@ -1,13 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
@@ -26,7 +20,7 @@ export class ProductsController {
   @Get()
   @ApiOperation({ summary: "List the tenant's catalog, by id" })
   @ApiOkResponse({ type: ProductPageDto })
-  @ApiBadRequestResponse({ description: '`validation_failed`: page or limit out of range' })
+  @ApiErrors({ validation_failed: 'page or limit out of range or malformed (never clamped)' })
   async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Page<ProductDto>> {
     const { rows, total } = await this.products.page(ctx.tenantId, query);
     return toPage(rows.map(toProductDto), total, query);
@@ -36,7 +30,10 @@ export class ProductsController {
   @ApiParam(ID_PARAM)
   @ApiOperation({ summary: 'Read one product' })
   @ApiOkResponse({ type: ProductDto })
-  @ApiNotFoundResponse({ description: '`not_found`: no such product in this tenant' })
+  @ApiErrors({
+    validation_failed: 'id is not a positive integer',
+    not_found: 'no such product in this tenant',
+  })
   async get(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<ProductDto> {
     const row = await this.products.find(ctx.tenantId, id);
     if (!row) throw new AppError('not_found', `product ${id} not found`);

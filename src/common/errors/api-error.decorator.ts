@@ -1,0 +1,35 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
+
+class ErrorDetailDto {
+  @ApiProperty({ example: 'items[0].quantity' }) field!: string;
+  @ApiProperty({ example: 'must not be less than 1' }) message!: string;
+}
+
+/** The one error shape (CONTRACT section 1). */
+export class ErrorResponseDto {
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'validation_failed' }) error!: ErrorCode;
+  @ApiProperty({ example: 'items[0].quantity must not be less than 1' }) error_description!: string;
+  @ApiPropertyOptional({ type: [ErrorDetailDto] }) details?: ErrorDetailDto[];
+  @ApiPropertyOptional({ description: 'Only on 500 internal_error' }) request_id?: string;
+}
+
+/**
+ * Documents the error codes a route may answer, grouped by status so that several codes
+ * sharing one status (409, 422) end up in one description.
+ */
+export function ApiErrors(
+  errors: Partial<Record<ErrorCode, string>>,
+): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, when] of Object.entries(errors) as Array<[ErrorCode, string]>) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${when}`]);
+  }
+  return applyDecorators(
+    ...[...byStatus].map(([status, lines]) =>
+      ApiResponse({ status, description: lines.join('; '), type: ErrorResponseDto }),
+    ),
+  );
+}
