@@ -1,0 +1,126 @@
+// npm run bench: the hot paths of the built server on a throwaway embedded database.
+// Each scenario runs BENCH_SECONDS (default 5) with BENCH_CONNECTIONS (default 20).
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
+
+const port = await new Promise((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port: p } = probe.address();
+    probe.close(() => resolve(p));
+  });
+});
+const base = `http://127.0.0.1:${port}`;
+const dataDir = await mkdtemp(join(tmpdir(), 'storefront-bench-'));
+const server = spawn(process.execPath, ['dist/src/main.js'], {
+  env: {
+    ...process.env,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    LOG_LEVEL: 'warn',
+    // The bench measures throughput, not the limiter.
+    TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
+    TOKEN_RATE_LIMIT_PER_ADDRESS: '100000000',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let banner = '';
+server.stdout.on('data', (chunk) => (banner += chunk));
+
+try {
+  await waitForReady();
+  const clientId = /client_id\s+(\S+)/.exec(banner)[1];
+  const clientSecret = /client_secret\s+(\S+)/.exec(banner)[1];
+  const tokenBody = JSON.stringify({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: clientSecret,
+    scope: 'orders:read orders:write products:read',
+  });
+  const token = (
+    await (
+      await fetch(`${base}/builders/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: tokenBody,
+      })
+    ).json()
+  ).access_token;
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const orderBody = JSON.stringify({
+    customer: { name: 'Bench', email: 'bench@example.com' },
+    shipping_address: { country: 'TR', city: 'Istanbul', address: 'Street 1' },
+    items: [
+      { product_id: 1, quantity: 2 },
+      { product_id: 3, quantity: 3 },
+    ],
+  });
+  let orderId = 0;
+  for (let i = 0; i < 200; i++) {
+    orderId = (
+      await (
+        await fetch(`${base}/v1/orders`, { method: 'POST', headers: auth, body: orderBody })
+      ).json()
+    ).id;
+  }
+
+  const scenarios = [
+    ['GET /health/live (baseline)', { path: '/health/live' }],
+    [
+      'POST /builders/oauth/token',
+      {
+        method: 'POST',
+        path: '/builders/oauth/token',
+        headers: { 'content-type': 'application/json' },
+        body: tokenBody,
+      },
+    ],
+    ['GET /v1/products/1', { path: '/v1/products/1', headers: auth }],
+    ['GET /v1/orders/{id}', { path: `/v1/orders/${orderId}`, headers: auth }],
+    ['GET /v1/orders?limit=20', { path: '/v1/orders?limit=20', headers: auth }],
+    ['POST /v1/orders', { method: 'POST', path: '/v1/orders', headers: auth, body: orderBody }],
+  ];
+  const rows = [];
+  for (const [name, request] of scenarios) {
+    const { path, ...options } = request;
+    const result = await autocannon({
+      url: `${base}${path}`,
+      connections,
+      duration: seconds,
+      ...options,
+    });
+    rows.push({
+      scenario: name,
+      'req/s': Math.round(result.requests.average),
+      'p50 ms': result.latency.p50,
+      'p99 ms': result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors,
+    });
+  }
+  console.log(`\n${connections} connections, ${seconds} s per scenario, Node ${process.version}\n`);
+  console.table(rows);
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  await rm(dataDir, { recursive: true, force: true });
+}
+
+async function waitForReady() {
+  for (let i = 0; i < 600; i++) {
+    const ok = await fetch(`${base}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('server did not become ready');
+}
