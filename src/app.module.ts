@@ -5,6 +5,7 @@ import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { CoreModule, type CoreOptions } from './core.module.js';
+import { CustomersModule } from './customers/customers.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { SeedModule } from './seed/seed.module.js';
@@ -25,6 +26,7 @@ export class AppModule {
         TenantsModule,
         ProductsModule,
         OrdersModule,
+        CustomersModule,
         AppsModule,
         SeedModule,
         ...extra,

@@ -73,6 +73,38 @@ export class AccessTokenIssuer {
     };
   }
 
+  /**
+   * A customer session token: same machinery, `typ` customer-session+jwt, `jti` = session id,
+   * bound to the app (and its credentials version) that logged the customer in.
+   */
+  issueCustomerToken(
+    subject: TokenSubject,
+    session: { id: string; customerId: number; scopes: string[]; ttlSeconds: number },
+  ): IssuedToken {
+    const iat = Math.floor(Date.now() / 1000);
+    const scope = session.scopes.join(' ');
+    const claims: TokenClaims = {
+      iss: this.config.publicUrl,
+      aud: this.config.publicUrl,
+      sub: String(session.customerId),
+      client_id: subject.clientId,
+      tid: subject.tenantId,
+      app: subject.appId,
+      scope,
+      jti: session.id,
+      iat,
+      exp: iat + session.ttlSeconds,
+      cv: subject.credentialsVersion,
+      cid: session.customerId,
+    };
+    return {
+      accessToken: this.sign(claims, TOKEN_TYPES.customer),
+      tokenId: session.id,
+      expiresIn: session.ttlSeconds,
+      scope,
+    };
+  }
+
   sign(claims: TokenClaims, typ: string): string {
     return this.jwt.sign(claims, {
       algorithm: SIGNING_ALGORITHM,

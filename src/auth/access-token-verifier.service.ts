@@ -47,9 +47,10 @@ export class AccessTokenVerifier {
       tenantId: claims.tid,
       appId: claims.app,
       clientId: claims.client_id,
-      scopes: new Set(claims.scope.split(' ')),
+      scopes: new Set(claims.scope.split(' ').filter(Boolean)),
       tokenId: claims.jti,
       customerId: claims.cid,
+      credentialsVersion: claims.cv,
     };
   }
 

@@ -8,6 +8,8 @@ export interface RequestContext {
   /** `jti` of an app token, session id of a customer token. */
   tokenId: string;
   customerId?: number;
+  /** The app's credentials version the token was issued under (sessions inherit it). */
+  credentialsVersion: number;
 }
 
 /** The JWT `typ` header of each kind, so one kind can never pass for the other (RFC 9068). */

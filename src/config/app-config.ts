@@ -137,6 +137,30 @@ export class AppConfig {
   @Max(24 * 30)
   IDEMPOTENCY_TTL_HOURS = 24;
 
+  /** Lifetime of customer session tokens, in seconds (24 h). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(60)
+  @Max(30 * 86_400)
+  CUSTOMER_SESSION_TTL = 86_400;
+
+  /** Failed logins per (tenant, email) per window before 429. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURES_PER_EMAIL = 5;
+
+  /** Failed logins per client address per window before 429. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURES_PER_ADDRESS = 50;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURE_WINDOW_SECONDS = 900;
+
   get publicUrl(): string {
     return (this.PUBLIC_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
   }
