@@ -42,7 +42,7 @@ try {
     grant_type: 'client_credentials',
     client_id: clientId,
     client_secret: clientSecret,
-    scope: 'orders:read orders:write products:read',
+    scope: 'orders:read orders:write products:read customer:auth',
   });
   const token = (
     await (
@@ -107,6 +107,45 @@ try {
   }
   console.log(`\n${connections} connections, ${seconds} s per scenario, Node ${process.version}\n`);
   console.table(rows);
+
+  // Customer login is argon2id (19 MiB, t=2) on libuv's pool: 20 concurrent logins, and a
+  // single client probing /health/live meanwhile to see whether the event loop stays free.
+  const password = 'correct horse battery staple';
+  await fetch(`${base}/v1/customers/register`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password }),
+  });
+  const loginBody = JSON.stringify({ email: 'bench@example.com', password });
+  const single = await autocannon({
+    url: `${base}/v1/customers/login`,
+    method: 'POST',
+    headers: auth,
+    body: loginBody,
+    connections: 1,
+    duration: seconds,
+  });
+  const [logins, probe] = await Promise.all([
+    autocannon({
+      url: `${base}/v1/customers/login`,
+      method: 'POST',
+      headers: auth,
+      body: loginBody,
+      connections: 20,
+      duration: seconds,
+    }),
+    autocannon({ url: `${base}/health/live`, connections: 1, duration: seconds }),
+  ]);
+  console.log('\n20 concurrent customer logins, with one client probing /health/live:\n');
+  console.table([
+    { measure: 'login p50 ms, one at a time', value: single.latency.p50 },
+    { measure: 'logins/s', value: Math.round(logins.requests.average) },
+    { measure: 'login p50 ms', value: logins.latency.p50 },
+    { measure: 'login p99 ms', value: logins.latency.p99 },
+    { measure: 'login non-2xx', value: logins.non2xx },
+    { measure: '/health/live p50 ms during logins', value: probe.latency.p50 },
+    { measure: '/health/live p99 ms during logins', value: probe.latency.p99 },
+  ]);
 } finally {
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));

@@ -114,7 +114,7 @@ describe('customer accounts', () => {
       expect(res.body.error).toBe('validation_failed');
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
       expect(JSON.stringify(res.body)).not.toContain(
-        String((override as { password?: string }).password ?? PASSWORD),
+        (override as { password?: string }).password ?? PASSWORD,
       );
     });
 
@@ -257,11 +257,11 @@ describe('customer accounts', () => {
         'Bearer error="insufficient_scope", scope="orders:write"',
       );
       expect((await as(c.session, '/v1/products')).status).toBe(403);
-      const register = await t.http
+      const registerWithSession = await t.http
         .post('/v1/customers/register')
         .set('authorization', `Bearer ${c.session}`)
         .send({});
-      expect(register.status).toBe(403);
+      expect(registerWithSession.status).toBe(403);
     });
 
     it('403 when the app lacked customer:read / order:read at login', async () => {

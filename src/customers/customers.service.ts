@@ -54,7 +54,9 @@ export class CustomersService implements OnModuleInit {
   async register(ctx: RequestContext, dto: RegisterCustomerDto): Promise<CustomerDto> {
     const passwordHash = await this.hasher.hash(dto.password);
     const row = await this.customers.insert(this.dataSource.manager, ctx.tenantId, {
-      ...dto,
+      name: dto.name,
+      email: dto.email,
+      phone: dto.phone,
       passwordHash,
     });
     if (!row) {

@@ -1,7 +1,7 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
 
 /** zxcvbn-ts's list of the most common passwords (about 49,000), lower-cased. */
-const COMMON = new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
+const COMMON = new Set(dictionary['passwords-common'].map((p) => p.toLowerCase()));
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
@@ -12,7 +12,8 @@ export const PASSWORD_MAX = 128;
  * no trimming, no normalisation, no truncation. Returns the reason, or undefined.
  */
 export function passwordProblem(password: string): string | undefined {
-  const length = [...password].length;
+  // Code points, so an emoji counts as one character.
+  const length = Array.from(password).length;
   if (length < PASSWORD_MIN) return `must be at least ${PASSWORD_MIN} characters`;
   if (length > PASSWORD_MAX) return `must be at most ${PASSWORD_MAX} characters`;
   if (COMMON.has(password.toLowerCase())) return 'is too common; choose another';
