@@ -161,6 +161,42 @@ export class AppConfig {
   @Min(1)
   LOGIN_FAILURE_WINDOW_SECONDS = 900;
 
+  /** `off`: this process only enqueues; run `npm run worker` elsewhere. */
+  @IsIn(['on', 'off'])
+  WORKER: 'on' | 'off' = 'on';
+
+  /** Import workers per process (each polls and processes a batch at a time). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  WORKER_CONCURRENCY = 4;
+
+  /** Jobs fetched per poll by each worker. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  IMPORT_BATCH_SIZE = 25;
+
+  /** An import attempt still active after this is presumed dead (crashed process) and retried. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(5)
+  IMPORT_JOB_TIMEOUT_SECONDS = 30;
+
+  /** Retries after the first attempt, with exponential backoff from IMPORT_RETRY_DELAY_SECONDS. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  IMPORT_RETRY_LIMIT = 5;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  IMPORT_RETRY_DELAY_SECONDS = 2;
+
   get publicUrl(): string {
     return (this.PUBLIC_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
   }

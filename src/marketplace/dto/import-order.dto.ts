@@ -1,0 +1,102 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { IsMoneyAmount } from '../../common/money.validator.js';
+import { OrderCustomerInput, ShippingAddressInput } from '../../orders/dto/create-order.dto.js';
+
+export class ImportItemInput {
+  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @IsString()
+  @Length(1, 100)
+  sku!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiProperty({ minimum: 1, maximum: 10000 })
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  quantity!: number;
+
+  @ApiProperty({ description: 'Non-negative, at most 2 decimals', example: 19.99 })
+  @IsMoneyAmount()
+  unit_price!: number;
+
+  @ApiProperty({ description: 'Must equal unit_price × quantity exactly', example: 59.97 })
+  @IsMoneyAmount()
+  total!: number;
+
+  @ApiPropertyOptional({ description: 'Informational; the line is linked to the catalog by sku' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  product_id?: number;
+}
+
+export class ImportOrderDto {
+  @ApiProperty({ pattern: '^[a-z0-9_-]{1,50}$', example: 'trendyol' })
+  @IsString()
+  @Matches(/^[a-z0-9_-]{1,50}$/, { message: 'must be 1 to 50 characters of a-z, 0-9, _ and -' })
+  marketplace!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @IsString()
+  @Length(1, 100)
+  external_order_id!: string;
+
+  @ApiProperty({ type: OrderCustomerInput })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => OrderCustomerInput)
+  customer!: OrderCustomerInput;
+
+  @ApiProperty({ type: ShippingAddressInput })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ShippingAddressInput)
+  shipping_address!: ShippingAddressInput;
+
+  @ApiProperty({ type: [ImportItemInput], minItems: 1, maxItems: 100 })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => ImportItemInput)
+  items!: ImportItemInput[];
+}
+
+export const IMPORT_STATUSES = ['queued', 'processing', 'imported', 'failed'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+export class ImportAckDto {
+  @ApiProperty({ enum: ['queued'] }) status!: 'queued';
+  @ApiProperty() external_order_id!: string;
+}
+
+export class ImportStatusDto {
+  @ApiProperty({ enum: IMPORT_STATUSES }) status!: ImportStatus;
+  @ApiProperty() marketplace!: string;
+  @ApiProperty() external_order_id!: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'The created order once imported' })
+  order_id!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why the last attempt failed' })
+  error!: string | null;
+  @ApiProperty({ description: 'Processing attempts so far' }) attempts!: number;
+}

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { toMinorUnits } from '../common/money.js';
+import { OrdersRepository } from '../orders/orders.repository.js';
+import { priceLines } from '../orders/pricing.js';
+import type { ImportOrderDto } from './dto/import-order.dto.js';
+import type { ImportJob } from './import-job.js';
+import { ImportsRepository } from './imports.repository.js';
+
+/**
+ * One attempt at an import. The order, its lines and the `imported` mark commit together, and
+ * the order's unique (tenant, marketplace, external_order_id) makes a second order impossible
+ * even when a job runs twice (a crash after commit, before pg-boss heard of it).
+ */
+@Injectable()
+export class ImportProcessor {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly imports: ImportsRepository,
+    private readonly orders: OrdersRepository,
+  ) {}
+
+  async process(job: ImportJob): Promise<void> {
+    // Its own short transaction, so that status readers see `processing` meanwhile.
+    const started = await this.imports.startAttempt(
+      this.dataSource.manager,
+      job.tenantId,
+      job.importId,
+    );
+    if (!started) return; // imported or failed already: nothing left to do
+
+    await this.dataSource.transaction(async (m) => {
+      const row = await this.imports.lock(m, job.tenantId, job.importId);
+      if (!row || row.status === 'imported') return;
+      const orderId =
+        (await this.existingOrder(m, job.tenantId, row.payload)) ??
+        (await this.createOrder(m, job.tenantId, row.payload, row.app_id));
+      await this.imports.markImported(m, job.tenantId, job.importId, orderId);
+    });
+  }
+
+  async recordFailure(job: ImportJob, error: unknown, final: boolean): Promise<void> {
+    const reason = error instanceof Error ? error.message : String(error);
+    await this.imports.markAttemptFailed(
+      this.dataSource.manager,
+      job.tenantId,
+      job.importId,
+      reason,
+      final,
+    );
+  }
+
+  private async existingOrder(
+    m: EntityManager,
+    tenantId: number,
+    p: ImportOrderDto,
+  ): Promise<number | undefined> {
+    const rows: Array<{ id: number }> = await m.query(
+      'SELECT id FROM orders WHERE tenant_id = $1 AND marketplace = $2 AND external_order_id = $3',
+      [tenantId, p.marketplace, p.external_order_id],
+    );
+    return rows[0]?.id;
+  }
+
+  /** Payload prices and names, tenant currency, pending; customer by id or email, products by sku. */
+  private async createOrder(
+    m: EntityManager,
+    tenantId: number,
+    p: ImportOrderDto,
+    appId: number | null,
+  ): Promise<number> {
+    const skus: Array<{ id: number; sku: string }> = await m.query(
+      'SELECT id, sku FROM products WHERE tenant_id = $1 AND sku = ANY($2::text[])',
+      [tenantId, p.items.map((i) => i.sku)],
+    );
+    const productBySku = new Map(skus.map((s) => [s.sku, s.id]));
+    const priced = priceLines(
+      p.items.map((item) => ({
+        productId: productBySku.get(item.sku) ?? null,
+        sku: item.sku,
+        name: item.name,
+        quantity: item.quantity,
+        unitPriceMinor: toMinorUnits(item.unit_price)!,
+      })),
+    );
+    const byId =
+      p.customer.id === undefined
+        ? undefined
+        : await this.orders.customerById(m, tenantId, p.customer.id);
+    const customerId =
+      byId ?? (await this.orders.customerByEmail(m, tenantId, p.customer.email)) ?? null;
+    const order = await this.orders.insert(m, tenantId, {
+      currency: await this.orders.tenantCurrency(m, tenantId),
+      totalMinor: priced.totalMinor,
+      customerId,
+      customer: p.customer,
+      shipping: p.shipping_address,
+      source: 'marketplace',
+      marketplace: p.marketplace,
+      externalOrderId: p.external_order_id,
+      appId,
+    });
+    await this.orders.insertItems(m, tenantId, order.id, priced.lines);
+    return order.id;
+  }
+}

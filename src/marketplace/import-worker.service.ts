@@ -1,0 +1,61 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type PgBoss from 'pg-boss';
+import { AppConfig } from '../config/app-config.js';
+import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
+import type { ImportJob } from './import-job.js';
+import { ImportProcessor } from './import-processor.service.js';
+
+/**
+ * Pulls import jobs: WORKER_CONCURRENCY pollers per process, IMPORT_BATCH_SIZE jobs each.
+ * Jobs are failed one by one (pg-boss then retries with backoff); the rest of the batch
+ * completes. After the last retry the import is marked `failed` with the reason.
+ */
+@Injectable()
+export class ImportWorker implements OnApplicationBootstrap {
+  private readonly logger = new Logger('ImportWorker');
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly processor: ImportProcessor,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.WORKER === 'off') return;
+    for (let i = 0; i < this.config.WORKER_CONCURRENCY; i++) await this.startPoller();
+    this.logger.log(
+      `import workers started (${this.config.WORKER_CONCURRENCY} × batches of ${this.config.IMPORT_BATCH_SIZE})`,
+    );
+  }
+
+  private async startPoller(): Promise<void> {
+    const batchSize = this.config.IMPORT_BATCH_SIZE;
+    const options = { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true as const };
+    const id: string = await this.queue.boss.work<ImportJob>(
+      IMPORT_QUEUE,
+      options,
+      async (jobs) => {
+        for (const job of jobs) await this.handle(job);
+        // A full batch means more are waiting: poll again at once instead of sleeping.
+        if (jobs.length === batchSize) this.queue.boss.notifyWorker(id);
+      },
+    );
+  }
+
+  private async handle(job: PgBoss.JobWithMetadata<ImportJob>): Promise<void> {
+    try {
+      await this.processor.process(job.data);
+      this.logger.debug({ importId: job.data.importId }, 'imported');
+    } catch (error) {
+      const final = job.retryCount >= job.retryLimit;
+      this.logger.warn(
+        { err: error, importId: job.data.importId, attempt: job.retryCount + 1, final },
+        'import attempt failed',
+      );
+      await this.processor.recordFailure(job.data, error, final).catch(() => undefined);
+      await this.queue.boss.fail(IMPORT_QUEUE, job.id, {
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { appScope } from '../auth/grants.js';
+import type { RequestContext } from '../auth/request-context.js';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
+import type { HttpResult } from '../common/http/http-result.js';
+import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
+import { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
+import { ImportsService } from './imports.service.js';
+
+@ApiTags('marketplace')
+@Controller('v1/marketplace/orders/import')
+@Authenticated(appScope('marketplace:import'))
+export class ImportsController {
+  constructor(private readonly imports: ImportsService) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Queue an order from a marketplace',
+    description:
+      'Validated at once; a background worker creates the order. The same (marketplace, external_order_id) ' +
+      'again answers 200 with its current state and never creates a second order.',
+  })
+  @ApiAcceptedResponse({
+    type: ImportAckDto,
+    description: 'Queued; `Location` is the status resource',
+  })
+  @ApiOkResponse({
+    type: ImportStatusDto,
+    description: 'Already accepted earlier: its current state',
+  })
+  @ApiErrors({
+    ...IDEMPOTENCY_ERRORS,
+    validation_failed:
+      'a field breaks a bound, or a line total is not unit_price × quantity (details)',
+  })
+  accept(
+    @Ctx() ctx: RequestContext,
+    @Body() dto: ImportOrderDto,
+    @Res() _reply: FastifyReply,
+  ): Promise<HttpResult<ImportAckDto | ImportStatusDto>> {
+    return this.imports.accept(ctx, dto);
+  }
+
+  @Get(':marketplace/:externalOrderId')
+  @ApiOperation({
+    summary:
+      'State of an import: queued, processing, imported (with order_id) or failed (with error)',
+  })
+  @ApiOkResponse({ type: ImportStatusDto })
+  @ApiErrors({ not_found: 'no such import in this tenant' })
+  status(
+    @Ctx() ctx: RequestContext,
+    @Param('marketplace') marketplace: string,
+    @Param('externalOrderId') externalOrderId: string,
+  ): Promise<ImportStatusDto> {
+    return this.imports.status(ctx, marketplace, externalOrderId);
+  }
+}

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../auth/request-context.js';
+import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
+import type { HttpResult } from '../common/http/http-result.js';
+import { toMinorUnits } from '../common/money.js';
+import { Transactions } from '../common/transactions.js';
+import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
+import type { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
+import type { ImportJob } from './import-job.js';
+import { ImportsRepository, type ImportRow } from './imports.repository.js';
+
+/** Accepting imports: validation, then the import row and its job in one transaction. */
+@Injectable()
+export class ImportsService {
+  constructor(
+    private readonly imports: ImportsRepository,
+    private readonly queue: JobQueue,
+    private readonly transactions: Transactions,
+  ) {}
+
+  /** 202 with the ack the first time; 200 with the current state for a repeat. */
+  accept(
+    ctx: RequestContext,
+    dto: ImportOrderDto,
+  ): Promise<HttpResult<ImportAckDto | ImportStatusDto>> {
+    assertLineTotals(dto);
+    return this.transactions.run(async (m) => {
+      const location = statusPath(dto.marketplace, dto.external_order_id);
+      const created = await this.imports.insert(m, ctx.tenantId, ctx.appId, dto);
+      if (created) {
+        const job: ImportJob = { tenantId: ctx.tenantId, importId: created.id };
+        await this.queue.sendInTransaction(m, IMPORT_QUEUE, job);
+        return {
+          status: 202,
+          headers: { location },
+          body: { status: 'queued', external_order_id: dto.external_order_id },
+        };
+      }
+      const existing = await this.imports.find(
+        m,
+        ctx.tenantId,
+        dto.marketplace,
+        dto.external_order_id,
+      );
+      return { status: 200, headers: { location }, body: toStatusDto(existing!) };
+    });
+  }
+
+  async status(
+    ctx: RequestContext,
+    marketplace: string,
+    externalOrderId: string,
+  ): Promise<ImportStatusDto> {
+    const row = await this.transactions.run((m) =>
+      this.imports.find(m, ctx.tenantId, marketplace, externalOrderId),
+    );
+    if (!row)
+      throw new AppError('not_found', `no import of ${marketplace} order ${externalOrderId}`);
+    return toStatusDto(row);
+  }
+}
+
+export function statusPath(marketplace: string, externalOrderId: string): string {
+  return `/v1/marketplace/orders/import/${encodeURIComponent(marketplace)}/${encodeURIComponent(externalOrderId)}`;
+}
+
+export function toStatusDto(row: ImportRow): ImportStatusDto {
+  return {
+    status: row.status,
+    marketplace: row.marketplace,
+    external_order_id: row.external_order_id,
+    order_id: row.order_id,
+    error: row.error,
+    attempts: row.attempts,
+  };
+}
+
+/** Each line's total must be exactly unit_price × quantity (in hundredths, no float). */
+function assertLineTotals(dto: ImportOrderDto): void {
+  const details: ErrorDetail[] = [];
+  dto.items.forEach((item, index) => {
+    const expected = BigInt(toMinorUnits(item.unit_price)!) * BigInt(item.quantity);
+    if (BigInt(toMinorUnits(item.total)!) !== expected) {
+      details.push({ field: `items[${index}].total`, message: 'must equal unit_price × quantity' });
+    }
+  });
+  if (details.length > 0) {
+    throw new AppError('validation_failed', `${details[0].field} ${details[0].message}`, {
+      details,
+    });
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { OrdersModule } from '../orders/orders.module.js';
+import { QueueModule } from '../queue/queue.module.js';
+import { ImportProcessor } from './import-processor.service.js';
+import { ImportWorker } from './import-worker.service.js';
+import { ImportsController } from './imports.controller.js';
+import { ImportsRepository } from './imports.repository.js';
+import { ImportsService } from './imports.service.js';
+
+@Module({
+  imports: [QueueModule, IdempotencyModule, OrdersModule],
+  controllers: [ImportsController],
+  providers: [ImportsService, ImportsRepository, ImportProcessor, ImportWorker],
+})
+export class MarketplaceModule {}

@@ -1,0 +1,78 @@
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnModuleInit,
+} from '@nestjs/common';
+import PgBoss from 'pg-boss';
+import type { EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+
+export const IMPORT_QUEUE = 'marketplace-import';
+const QUEUE_SETUP_LOCK = 7_240_003;
+
+/**
+ * pg-boss on the service's own database (schema `pgboss`): jobs are rows, so they survive
+ * crashes and any number of processes share them. Jobs are sent inside the caller's
+ * transaction, so a job exists exactly when the row it is about does.
+ */
+@Injectable()
+export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('JobQueue');
+  readonly boss: PgBoss;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {
+    this.boss = new PgBoss({
+      connectionString: (dataSource.options as { url: string }).url,
+      application_name: 'storefront-queue',
+      max: 4,
+      // Maintenance moves attempts that outlived IMPORT_JOB_TIMEOUT_SECONDS back to retry.
+      maintenanceIntervalSeconds: 5,
+    });
+    this.boss.on('error', (error: Error) => this.logger.warn({ err: error }, 'job queue error'));
+  }
+
+  /**
+   * pg-boss installs its schema on first start; processes starting together on a fresh
+   * database would race doing so, so they take turns under an advisory lock.
+   */
+  async onModuleInit(): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
+      await this.boss.start();
+      await this.boss.createQueue(IMPORT_QUEUE, {
+        name: IMPORT_QUEUE,
+        retryLimit: this.config.IMPORT_RETRY_LIMIT,
+        retryDelay: this.config.IMPORT_RETRY_DELAY_SECONDS,
+        retryBackoff: true,
+        expireInSeconds: this.config.IMPORT_JOB_TIMEOUT_SECONDS,
+      });
+    } finally {
+      await runner
+        .query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK])
+        .catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  /** Before the database pool closes: lets the jobs in hand finish, then closes pg-boss. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
+  }
+
+  /** Enqueues in the given transaction: committed together or not at all. */
+  async sendInTransaction(manager: EntityManager, queue: string, data: object): Promise<void> {
+    const db = {
+      executeSql: async (text: string, values: unknown[]) => ({
+        rows: (await manager.query(text, values)) as unknown[],
+      }),
+    };
+    await this.boss.send(queue, data, { db });
+  }
+}

@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { NestFactory } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { createLogger } from './common/logging/logger.js';
+import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
+import { ConfigError, loadAppConfig } from './config/app-config.js';
+import { openDatabaseServer } from './database/database-server.js';
+import { runMigrations } from './database/run-migrations.js';
+import { WorkerModule } from './worker.module.js';
+
+/** `npm run worker`: import workers without the HTTP API, for scaling them separately. */
+async function main(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const config = loadAppConfig({ ...process.env, WORKER: 'on' });
+  const logger = createLogger(config.LOG_LEVEL);
+  const database = await openDatabaseServer(config, (m) => logger.info(m));
+  const app = await NestFactory.createApplicationContext(
+    WorkerModule.register({ config, databaseUrl: database.url }),
+    {
+      logger: new PinoNestLogger(logger),
+    },
+  );
+  await runMigrations(app.get(DataSource));
+  await app.init();
+  logger.info('worker running');
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal}: finishing the jobs in hand`);
+    setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 5_000).unref();
+    await app.close();
+    await database.stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});
