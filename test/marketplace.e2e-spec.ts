@@ -80,7 +80,7 @@ describe('marketplace import', () => {
     });
 
     const order = await t.http
-      .get(`/v1/orders/${done.order_id}`)
+      .get(`/v1/orders/${String(done.order_id)}`)
       .set('authorization', `Bearer ${token}`);
     expect(order.body).toMatchObject({
       status: 'pending',
