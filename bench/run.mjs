@@ -42,7 +42,7 @@ try {
     grant_type: 'client_credentials',
     client_id: clientId,
     client_secret: clientSecret,
-    scope: 'orders:read orders:write products:read customer:auth',
+    scope: 'orders:read orders:write products:read customer:auth marketplace:import',
   });
   const token = (
     await (
@@ -107,6 +107,56 @@ try {
   }
   console.log(`\n${connections} connections, ${seconds} s per scenario, Node ${process.version}\n`);
   console.table(rows);
+
+  // Marketplace imports: accepted per second over HTTP, then drained per second by the
+  // in-process workers (WORKER_CONCURRENCY × IMPORT_BATCH_SIZE defaults).
+  const importedSoFar = async () =>
+    (await (await fetch(`${base}/v1/orders?limit=1`, { headers: auth })).json()).meta.total;
+  const baseline = await importedSoFar();
+  let sequence = 0;
+  const acceptStart = Date.now();
+  const accepted = await autocannon({
+    url: `${base}/v1/marketplace/orders/import`,
+    method: 'POST',
+    headers: auth,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            marketplace: 'bench',
+            external_order_id: `B-${sequence++}`,
+            customer: { name: 'Bench', email: 'bench@example.com' },
+            shipping_address: { country: 'TR', city: 'Istanbul', address: 'Street 1' },
+            items: [{ sku: 'MUG-LOGO', name: 'Mug', quantity: 2, unit_price: 12.5, total: 25 }],
+          }),
+        }),
+      },
+    ],
+  });
+  const acceptedCount = accepted['2xx'];
+  const backlog = acceptedCount - ((await importedSoFar()) - baseline);
+  const acceptEnd = Date.now();
+  let done = 0;
+  while (done < acceptedCount && Date.now() - acceptStart < 300_000) {
+    done = (await importedSoFar()) - baseline;
+    if (done < acceptedCount) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const elapsed = (Date.now() - acceptStart) / 1000;
+  console.log('\nMarketplace imports (workers in the API process, defaults):\n');
+  console.table([
+    { measure: 'accepted/s (202)', value: Math.round(accepted.requests.average) },
+    { measure: 'accept p99 ms', value: accepted.latency.p99 },
+    { measure: 'accepted in total', value: acceptedCount },
+    { measure: 'backlog when accepting stopped', value: backlog },
+    {
+      measure: 'imported/s draining the backlog',
+      value: Math.round(backlog / ((Date.now() - acceptEnd) / 1000)),
+    },
+    { measure: 'imported/s, first accept to last import', value: Math.round(done / elapsed) },
+  ]);
 
   // Customer login is argon2id (19 MiB, t=2) on libuv's pool: 20 concurrent logins, and a
   // single client probing /health/live meanwhile to see whether the event loop stays free.

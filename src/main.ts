@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { ConfigError, loadAppConfig } from './config/app-config.js';
 import { createLogger } from './common/logging/logger.js';
+import { handleShutdownSignals } from './common/shutdown-signals.js';
 import { openDatabaseServer } from './database/database-server.js';
 import { createHttpApp } from './http-app.js';
 import { DemoSeedService, demoBanner } from './seed/demo-seed.service.js';
@@ -42,8 +43,7 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  handleShutdownSignals(shutdown);
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { createLogger } from './common/logging/logger.js';
+import { handleShutdownSignals } from './common/shutdown-signals.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { ConfigError, loadAppConfig } from './config/app-config.js';
 import { openDatabaseServer } from './database/database-server.js';
@@ -35,8 +36,7 @@ async function main(): Promise<void> {
     await database.stop();
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  handleShutdownSignals(shutdown);
 }
 
 main().catch((error: unknown) => {

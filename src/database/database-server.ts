@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/app-config.js';
-import { openEmbeddedPostgres, type DatabaseServer } from './embedded-postgres-server.js';
+import type { DatabaseServer } from './embedded-postgres-server.js';
 
 export type { DatabaseServer };
 
@@ -9,5 +9,7 @@ export async function openDatabaseServer(
   log: (message: string) => void,
 ): Promise<DatabaseServer> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, stop: async () => {} };
+  // Imported only when used: embedded-postgres installs process exit hooks on import.
+  const { openEmbeddedPostgres } = await import('./embedded-postgres-server.js');
   return openEmbeddedPostgres(config.DATA_DIR, log);
 }

@@ -20,22 +20,24 @@ export class ImportProcessor {
     private readonly orders: OrdersRepository,
   ) {}
 
-  async process(job: ImportJob): Promise<void> {
+  /** True when this attempt imported the order; false when there was nothing left to do. */
+  async process(job: ImportJob): Promise<boolean> {
     // Its own short transaction, so that status readers see `processing` meanwhile.
     const started = await this.imports.startAttempt(
       this.dataSource.manager,
       job.tenantId,
       job.importId,
     );
-    if (!started) return; // imported or failed already: nothing left to do
+    if (!started) return false; // imported or failed already
 
-    await this.dataSource.transaction(async (m) => {
+    return this.dataSource.transaction(async (m) => {
       const row = await this.imports.lock(m, job.tenantId, job.importId);
-      if (!row || row.status === 'imported') return;
+      if (!row || row.status === 'imported') return false;
       const orderId =
         (await this.existingOrder(m, job.tenantId, row.payload)) ??
         (await this.createOrder(m, job.tenantId, row.payload, row.app_id));
       await this.imports.markImported(m, job.tenantId, job.importId, orderId);
+      return true;
     });
   }
 

@@ -44,8 +44,12 @@ export class ImportWorker implements OnApplicationBootstrap {
 
   private async handle(job: PgBoss.JobWithMetadata<ImportJob>): Promise<void> {
     try {
-      await this.processor.process(job.data);
-      this.logger.debug({ importId: job.data.importId }, 'imported');
+      const imported = await this.processor.process(job.data);
+      // A job can be delivered again (an attempt presumed lost); it then finds nothing to do.
+      this.logger.debug(
+        { importId: job.data.importId, retry: job.retryCount },
+        imported ? 'imported' : 'already done',
+      );
     } catch (error) {
       const final = job.retryCount >= job.retryLimit;
       this.logger.warn(

@@ -20,9 +20,34 @@ export interface ServerProcess {
 /** Starts `node dist/src/main.js` and resolves once it logs that it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = Number(env.PORT ?? (await freePort()));
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    // info: the helper waits for the "listening" line.
-    env: { ...process.env, ...env, LOG_LEVEL: 'info', PORT: String(port) },
+  // info at least: the helper waits for the "listening" line.
+  const level = env.LOG_LEVEL === 'debug' ? 'debug' : 'info';
+  return startProcess(
+    'dist/src/main.js',
+    { ...env, LOG_LEVEL: level, PORT: String(port) },
+    '"msg":"listening on',
+    port,
+  );
+}
+
+/** Starts `node dist/src/worker.js` (import workers only) and resolves once it runs. */
+export function startWorker(env: Record<string, string>): Promise<ServerProcess> {
+  return startProcess(
+    'dist/src/worker.js',
+    { LOG_LEVEL: 'info', ...env },
+    '"msg":"worker running"',
+    0,
+  );
+}
+
+async function startProcess(
+  script: string,
+  env: Record<string, string>,
+  readyLine: string,
+  port: number,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -30,13 +55,13 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const listening = new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('"msg":"listening on')) resolve();
+      if (out.includes(readyLine)) resolve();
     });
     child.stderr.on('data', (chunk: Buffer) => {
       out += chunk.toString();
     });
     void exited.then((code) =>
-      reject(new Error(`server exited (${code}) before listening:\n${out}`)),
+      reject(new Error(`${script} exited (${String(code)}) before it was ready:\n${out}`)),
     );
   });
   await listening;
