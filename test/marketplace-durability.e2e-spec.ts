@@ -3,7 +3,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/embedded-postgres-server.js';
 import { within } from './support/eventually.js';
-import { runCli, startServer, startWorker, type ServerProcess } from './support/processes.js';
+import {
+  fetchAccessToken,
+  runCli,
+  startServer,
+  startWorker,
+  type ServerProcess,
+} from './support/processes.js';
 import { createTestDatabase } from './support/test-database.js';
 
 /**
@@ -62,22 +68,12 @@ describe('marketplace import durability', () => {
     };
   }
 
-  async function token(
-    server: ServerProcess,
-    shop: { clientId: string; clientSecret: string },
-  ): Promise<string> {
-    const res = await fetch(`${server.url}/builders/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: shop.clientId,
-        client_secret: shop.clientSecret,
-        scope: 'marketplace:import',
-      }),
-    });
-    return ((await res.json()) as { access_token: string }).access_token;
-  }
+  const token = (server: ServerProcess, shop: { clientId: string; clientSecret: string }) =>
+    fetchAccessToken(
+      server,
+      { client_id: shop.clientId, client_secret: shop.clientSecret },
+      'marketplace:import',
+    );
 
   /** Sends `count` imports, 25 at a time; every one must be accepted (202). */
   async function accept(

@@ -3,7 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/embedded-postgres-server.js';
 import { within } from './support/eventually.js';
-import { runCli, startServer, type ServerProcess } from './support/processes.js';
+import { fetchAccessToken, runCli, startServer, type ServerProcess } from './support/processes.js';
 import { createTestDatabase } from './support/test-database.js';
 
 interface CreatedApp {
@@ -65,24 +65,8 @@ describe('two server processes sharing one database', () => {
       scopes,
     ])) as unknown as CreatedApp;
 
-  async function token(
-    server: ServerProcess,
-    app: CreatedApp,
-    scope = 'products:read',
-  ): Promise<string> {
-    const res = await fetch(`${server.url}/builders/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: app.client_id,
-        client_secret: app.client_secret,
-        scope,
-      }),
-    });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { access_token: string }).access_token;
-  }
+  const token = (server: ServerProcess, app: CreatedApp, scope = 'products:read') =>
+    fetchAccessToken(server, app, scope);
 
   const status = async (server: ServerProcess, accessToken: string) =>
     (

@@ -86,3 +86,19 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   const [status] = (await once(child, 'exit')) as [number | null];
   return { status, stdout, stderr };
 }
+
+/** An access token from a running server's token endpoint (client_secret_post). */
+export async function fetchAccessToken(
+  server: ServerProcess,
+  client: { client_id: string; client_secret: string },
+  scope: string,
+): Promise<string> {
+  const res = await fetch(`${server.url}/builders/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', ...client, scope }),
+  });
+  if (res.status !== 200)
+    throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}

@@ -1,19 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { NestedArray, NestedObject } from '../../common/validation.js';
 import { IsMoneyAmount } from '../../common/money.validator.js';
 import { OrderCustomerInput, ShippingAddressInput } from '../../orders/dto/create-order.dto.js';
 
@@ -62,23 +49,15 @@ export class ImportOrderDto {
   external_order_id!: string;
 
   @ApiProperty({ type: OrderCustomerInput })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => OrderCustomerInput)
+  @NestedObject(() => OrderCustomerInput)
   customer!: OrderCustomerInput;
 
   @ApiProperty({ type: ShippingAddressInput })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ShippingAddressInput)
+  @NestedObject(() => ShippingAddressInput)
   shipping_address!: ShippingAddressInput;
 
   @ApiProperty({ type: [ImportItemInput], minItems: 1, maxItems: 100 })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
-  @Type(() => ImportItemInput)
+  @NestedArray(() => ImportItemInput, 1, 100)
   items!: ImportItemInput[];
 }
 

@@ -1,20 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsEmail,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsEmail, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { NestedArray, NestedObject } from '../../common/validation.js';
 
 export class OrderCustomerInput {
   @ApiPropertyOptional({
@@ -94,22 +80,14 @@ export class OrderItemInput {
 /** Prices are not sent: they come from the tenant's catalog at creation time. */
 export class CreateOrderDto {
   @ApiProperty({ type: OrderCustomerInput })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => OrderCustomerInput)
+  @NestedObject(() => OrderCustomerInput)
   customer!: OrderCustomerInput;
 
   @ApiProperty({ type: ShippingAddressInput })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ShippingAddressInput)
+  @NestedObject(() => ShippingAddressInput)
   shipping_address!: ShippingAddressInput;
 
   @ApiProperty({ type: [OrderItemInput], minItems: 1, maxItems: 100 })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
-  @Type(() => OrderItemInput)
+  @NestedArray(() => OrderItemInput, 1, 100)
   items!: OrderItemInput[];
 }
