@@ -1,7 +1,6 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { AppsModule } from './apps/apps.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { CoreModule, type CoreOptions } from './core.module.js';
@@ -20,7 +19,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(options),
-        RateLimitModule,
         AuthModule,
         OAuthModule,
         HealthModule,

@@ -5,6 +5,7 @@ import { AppConfig } from './config/app-config.js';
 import { loadServerSecrets, ServerSecrets } from './config/server-secrets.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { AuditModule } from './audit/audit.module.js';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { Transactions } from './common/transactions.js';
 
 export interface CoreOptions {
@@ -31,6 +32,8 @@ export class CoreModule {
         }),
         TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, config.DB_POOL_SIZE)),
         AuditModule,
+        // Global; also needed where controllers exist without HTTP (CLI, worker): Nest builds their guards.
+        RateLimitModule,
       ],
       providers: [
         { provide: AppConfig, useValue: config },

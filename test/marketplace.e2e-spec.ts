@@ -13,6 +13,8 @@ describe('marketplace import', () => {
 
   beforeAll(async () => {
     t = await createTestApp({
+      // The spec polls status resources with one token.
+      API_RATE_LIMIT_PER_TOKEN: '100000',
       IMPORT_RETRY_LIMIT: '1',
       IMPORT_RETRY_DELAY_SECONDS: '1',
       WORKER_CONCURRENCY: '2',

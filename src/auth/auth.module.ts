@@ -5,13 +5,28 @@ import { BearerGuard } from './bearer.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { CredentialsState } from './credentials-state.service.js';
 import { ScopesGuard } from './scopes.guard.js';
+import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
 import { TokensModule } from './tokens.module.js';
 
 /** Bearer authentication for the HTTP API; global so every feature module can guard routes. */
 @Global()
 @Module({
   imports: [PassportModule.register({ session: false }), TokensModule],
-  providers: [CredentialsState, AccessTokenVerifier, BearerStrategy, BearerGuard, ScopesGuard],
-  exports: [CredentialsState, AccessTokenVerifier, BearerGuard, ScopesGuard, TokensModule],
+  providers: [
+    CredentialsState,
+    AccessTokenVerifier,
+    BearerStrategy,
+    BearerGuard,
+    ScopesGuard,
+    TokenRateLimitGuard,
+  ],
+  exports: [
+    CredentialsState,
+    AccessTokenVerifier,
+    BearerGuard,
+    ScopesGuard,
+    TokenRateLimitGuard,
+    TokensModule,
+  ],
 })
 export class AuthModule {}

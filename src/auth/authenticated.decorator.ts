@@ -12,6 +12,7 @@ import { BearerGuard } from './bearer.guard.js';
 import type { Grant } from './grants.js';
 import type { RequestContext } from './request-context.js';
 import { GRANTS, ScopesGuard } from './scopes.guard.js';
+import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
 
 /**
  * A route that needs a bearer token matching one of the grants, e.g.
@@ -23,11 +24,12 @@ export function Authenticated(...grants: Grant[]): MethodDecorator & ClassDecora
     .join(' or ');
   return applyDecorators(
     SetMetadata(GRANTS, grants),
-    UseGuards(BearerGuard, ScopesGuard),
+    UseGuards(BearerGuard, TokenRateLimitGuard, ScopesGuard),
     ApiBearerAuth('bearer'),
     ApiErrors({
       unauthenticated: 'token missing, invalid, expired or revoked',
       scope_denied: `needs ${needs}`,
+      rate_limited: 'too many requests with this token (`Retry-After`, `RateLimit` headers)',
     }),
   );
 }

@@ -125,6 +125,12 @@ export class AppConfig {
   @Min(1)
   TOKEN_RATE_LIMIT_PER_ADDRESS = 300;
 
+  /** Authenticated API requests per token (app token or customer session) per minute. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  API_RATE_LIMIT_PER_TOKEN = 1200;
+
   /** Trust X-Forwarded-For from a proxy in front (client addresses for rate limits). */
   @Transform(toBoolean)
   @IsBoolean()
