@@ -11,6 +11,8 @@ import { mediaTypeHook } from './common/http/media-type.hook.js';
 import { requestIdFor } from './common/http/request-id.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { runMigrations } from './database/run-migrations.js';
+import { HttpMetrics } from './metrics/http-metrics.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -48,9 +50,16 @@ export async function createHttpApp({
     reply.raw.setHeader('x-request-id', request.id);
   });
   fastify.addHook('onRequest', mediaTypeHook);
+  const metrics = new HttpMetrics();
+  fastify.addHook('onResponse', async (request, reply) => {
+    metrics.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
+  });
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register({ config, databaseUrl }, imports),
+    AppModule.register({ config, databaseUrl }, [
+      MetricsModule.register(metrics),
+      ...(imports ?? []),
+    ]),
     adapter,
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
