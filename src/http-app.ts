@@ -1,3 +1,4 @@
+import { createServer, type RequestListener } from 'node:http';
 import { type DynamicModule, type Type, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -41,6 +42,17 @@ export async function createHttpApp({
     bodyLimit: BODY_LIMIT,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.REQUEST_TIMEOUT_MS,
+    // Slow or stuck clients: headers must arrive within 10 s (or the request timeout if
+    // shorter), the whole request within REQUEST_TIMEOUT_MS; Node checks every second.
+    serverFactory: (handler: RequestListener) =>
+      createServer(
+        {
+          headersTimeout: Math.min(10_000, config.REQUEST_TIMEOUT_MS),
+          requestTimeout: config.REQUEST_TIMEOUT_MS,
+          connectionsCheckingInterval: 1_000,
+        },
+        handler,
+      ),
     return503OnClosing: true,
     trustProxy: config.TRUST_PROXY,
   });
