@@ -522,6 +522,15 @@ describe('orders', () => {
       expect(res.body.error).toBe('validation_failed');
     });
 
+    it('no body at all → 400 validation_failed', async () => {
+      const id = (await create(a, orderBody(a))).body.id as number;
+      const res = await t.http
+        .post(`/v1/orders/${id}/status`)
+        .set('authorization', `Bearer ${a.token}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('validation_failed');
+    });
+
     it('needs orders:write', async () => {
       const tenant = await newTenant(t);
       const reader = await tokenFor(t, await newApp(t, tenant.id, ['orders:read']));

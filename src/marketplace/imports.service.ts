@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import type { HttpResult } from '../common/http/http-result.js';
@@ -16,6 +17,7 @@ export class ImportsService {
     private readonly imports: ImportsRepository,
     private readonly queue: JobQueue,
     private readonly transactions: Transactions,
+    private readonly dataSource: DataSource,
   ) {}
 
   /** 202 with the ack the first time; 200 with the current state for a repeat. */
@@ -51,8 +53,11 @@ export class ImportsService {
     marketplace: string,
     externalOrderId: string,
   ): Promise<ImportStatusDto> {
-    const row = await this.transactions.run((m) =>
-      this.imports.find(m, ctx.tenantId, marketplace, externalOrderId),
+    const row = await this.imports.find(
+      this.dataSource.manager,
+      ctx.tenantId,
+      marketplace,
+      externalOrderId,
     );
     if (!row)
       throw new AppError('not_found', `no import of ${marketplace} order ${externalOrderId}`);
