@@ -9,6 +9,7 @@ import type { AppConfig } from './config/app-config.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
 import { validationFailed } from './common/errors/validation-error.factory.js';
 import { mediaTypeHook } from './common/http/media-type.hook.js';
+import { nulCharacterHook } from './common/http/nul-character.hook.js';
 import { requestIdFor } from './common/http/request-id.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { runMigrations } from './database/run-migrations.js';
@@ -62,6 +63,7 @@ export async function createHttpApp({
     reply.raw.setHeader('x-request-id', request.id);
   });
   fastify.addHook('onRequest', mediaTypeHook);
+  fastify.addHook('preValidation', nulCharacterHook);
   const metrics = new HttpMetrics();
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);

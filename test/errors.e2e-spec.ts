@@ -117,6 +117,38 @@ describe('error layer', () => {
     );
   });
 
+  it('a NUL character anywhere in the body or path → 400 validation_failed naming the field', async () => {
+    const body = await t.http
+      .post('/__probe/echo')
+      .send({ name: 'a\u0000b', items: [{ quantity: 1 }] });
+    expect(body.status).toBe(400);
+    expect(body.body).toEqual({
+      error: 'validation_failed',
+      error_description: 'name must not contain NUL characters',
+      details: [{ field: 'name', message: 'must not contain NUL characters' }],
+    });
+    const nested = await t.http
+      .post('/__probe/echo')
+      .send({ name: 'a', items: [{ quantity: 1, note: '\u0000' }] });
+    expect(nested.body.details).toEqual([
+      { field: 'items[0].note', message: 'must not contain NUL characters' },
+    ]);
+    const path = await t.http.get('/__probe/item/a%00b');
+    expect(path.status).toBe(400);
+    expect(path.body.details).toEqual([
+      { field: 'id', message: 'must not contain NUL characters' },
+    ]);
+  });
+
+  it('a value the database refuses (data exception) → 400, not 500', async () => {
+    const res = await t.http.get('/__probe/data-exception');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'validation_failed',
+      error_description: 'A value in the request cannot be stored',
+    });
+  });
+
   it('unknown property → 400 validation_failed', async () => {
     const res = await t.http.post('/__probe/echo').send({ ...validBody, admin: true });
     expect(res.status).toBe(400);

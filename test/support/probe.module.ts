@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Module, Param, Post } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsInt, IsString, Length, Min, ValidateNested } from 'class-validator';
 
@@ -22,6 +23,8 @@ class ProbeBody {
 /** Routes that exist only in tests, to drive the error layer through real HTTP. */
 @Controller('__probe')
 class ProbeController {
+  constructor(private readonly dataSource: DataSource) {}
+
   @Post('echo')
   echo(@Body() body: ProbeBody): ProbeBody {
     return body;
@@ -30,6 +33,17 @@ class ProbeController {
   @Get('boom')
   boom(): never {
     throw new Error('secret internal detail: SELECT * FROM apps');
+  }
+
+  @Get('item/:id')
+  item(@Param('id') id: string): { id: string } {
+    return { id };
+  }
+
+  @Get('data-exception')
+  async dataException(): Promise<never> {
+    await this.dataSource.query("SELECT 'x'::int");
+    throw new Error('unreachable');
   }
 
   @Get('db-down')

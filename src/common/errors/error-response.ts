@@ -62,6 +62,11 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
   }
   const known = fromFrameworkError(error);
   if (known) return known;
+  // Class 22, data exceptions: a value PostgreSQL cannot store (bad encoding, out of range).
+  // Validation should have caught it; if not, it is still the client's value, not our fault.
+  if (pgCode(error)?.startsWith('22')) {
+    return respond('validation_failed', 'A value in the request cannot be stored');
+  }
   if (isDatabaseDown(error)) {
     return respond('unavailable', 'The database is unavailable; retry later', {
       headers: { 'retry-after': '5' },
@@ -105,6 +110,11 @@ function fromFastifyError(error: Error): ErrorResponse | undefined {
 function describeNotFound(message: string): string {
   const route = /^Cannot (\w+) (.*)$/.exec(message);
   return route ? `No route matches ${route[1]} ${route[2].split('?')[0]}` : message;
+}
+
+function pgCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
 function isDatabaseDown(error: unknown): boolean {
