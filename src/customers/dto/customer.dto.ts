@@ -23,10 +23,10 @@ export class RegisterCustomerDto {
   @IsAcceptablePassword()
   password!: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 50 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @IsOptional()
   @IsString()
-  @Length(1, 50)
+  @Length(1, 200)
   phone?: string;
 }
 

@@ -27,10 +27,10 @@ export class OrderCustomerInput {
   @MaxLength(254)
   email!: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 50 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @IsOptional()
   @IsString()
-  @Length(1, 50)
+  @Length(1, 200)
   phone?: string;
 }
 
