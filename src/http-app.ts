@@ -17,7 +17,7 @@ import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 
-export const BODY_LIMIT = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 
 export interface HttpAppOptions {
   config: AppConfig;

@@ -65,7 +65,7 @@ export class ImportsService {
   }
 }
 
-export function statusPath(marketplace: string, externalOrderId: string): string {
+function statusPath(marketplace: string, externalOrderId: string): string {
   return `/v1/marketplace/orders/import/${encodeURIComponent(marketplace)}/${encodeURIComponent(externalOrderId)}`;
 }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { offsetOf, type PageQuery } from '../common/pagination.js';
 import { requireTenant } from '../common/tenant-scope.js';
-import type { OrderStatus } from './order-status.js';
+import { INITIAL_ORDER_STATUS, type OrderStatus } from './order-status.js';
 import type { PricedLine } from './pricing.js';
 
 export interface OrderRow {
@@ -74,8 +74,8 @@ export class OrdersRepository {
     const rows: OrderRow[] = await m.query(
       `INSERT INTO orders (tenant_id, currency, total_minor, customer_id, customer_name, customer_email,
          customer_phone, shipping_country, shipping_city, shipping_district, shipping_address,
-         shipping_postal_code, source, marketplace, external_order_id, app_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         shipping_postal_code, source, marketplace, external_order_id, app_id, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        RETURNING ${ORDER_COLUMNS}`,
       [
         tenantId,
@@ -94,6 +94,7 @@ export class OrdersRepository {
         o.marketplace ?? null,
         o.externalOrderId ?? null,
         o.appId,
+        INITIAL_ORDER_STATUS,
       ],
     );
     return rows[0];
