@@ -1,4 +1,3 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/embedded-postgres-server.js';
@@ -6,11 +5,11 @@ import { within } from './support/eventually.js';
 import {
   fetchAccessToken,
   runCli,
+  sharedInstanceEnv,
   startServer,
   startWorker,
   type ServerProcess,
 } from './support/processes.js';
-import { createTestDatabase } from './support/test-database.js';
 
 /**
  * CONTRACT 3.7 with real processes: an accepted import survives a SIGKILL of the process
@@ -23,13 +22,8 @@ describe('marketplace import durability', () => {
   const children: ServerProcess[] = [];
 
   beforeAll(async () => {
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: await createTestDatabase(),
-      SECRET_PEPPER: randomBytes(32).toString('base64'),
-      JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-      PUBLIC_URL: 'http://127.0.0.1',
+      ...(await sharedInstanceEnv('http://127.0.0.1')),
       // A killed process's attempt is presumed lost after this and retried.
       IMPORT_JOB_TIMEOUT_SECONDS: '5',
       // 1,000 imports in well under a minute with one token.

@@ -1,10 +1,14 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/embedded-postgres-server.js';
 import { within } from './support/eventually.js';
-import { fetchAccessToken, runCli, startServer, type ServerProcess } from './support/processes.js';
-import { createTestDatabase } from './support/test-database.js';
+import {
+  fetchAccessToken,
+  runCli,
+  sharedInstanceEnv,
+  startServer,
+  type ServerProcess,
+} from './support/processes.js';
 
 interface CreatedApp {
   client_id: string;
@@ -24,14 +28,7 @@ describe('two server processes sharing one database', () => {
 
   beforeAll(async () => {
     const portA = await freePort();
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: await createTestDatabase(),
-      SECRET_PEPPER: randomBytes(32).toString('base64'),
-      JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-      PUBLIC_URL: `http://127.0.0.1:${portA}`,
-    };
+    env = await sharedInstanceEnv(`http://127.0.0.1:${portA}`);
     [a, b] = await Promise.all([startServer({ ...env, PORT: String(portA) }), startServer(env)]);
     const tenant = await cli(['tenant', 'create', '--name', 'Shared', '--currency', 'EUR']);
     tenantId = tenant.id as number;
@@ -226,6 +223,26 @@ describe('two server processes sharing one database', () => {
       headers: { authorization: `Bearer ${accessToken}` },
     });
     expect(((await read.json()) as { status: string }).status).toBe('paid');
+  });
+
+  it('app list shows the last four characters of a secret, never the secret or its hash', async () => {
+    const app = await newApp();
+    const { apps } = (await cli(['app', 'list', '--tenant', String(tenantId)])) as {
+      apps: Array<Record<string, unknown>>;
+    };
+    const listed = apps.find((x) => x.client_id === app.client_id)!;
+    expect(listed).toMatchObject({ secret_last4: app.client_secret.slice(-4), active: true });
+    expect(Object.keys(listed)).not.toContain('client_secret');
+    expect(Object.keys(listed)).not.toContain('secret_hash');
+    expect(JSON.stringify(apps)).not.toContain(app.client_secret);
+  });
+
+  it('seed demo prints demo credentials once, and they obtain a token', async () => {
+    const demo = (await cli(['seed', 'demo'])) as unknown as CreatedApp & {
+      approved_scopes: string[];
+    };
+    expect(demo.approved_scopes).toContain('orders:write');
+    expect(await status(a, await token(a, demo))).toBe(200);
   });
 
   it('a private app token from the CLI works on both servers', async () => {

@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { freePort } from '../../src/database/embedded-postgres-server.js';
+import { createTestDatabase } from './test-database.js';
 
 /** Builds dist/ if sources changed (as `npm start` does); child-process tests run the build. */
 export function ensureBuilt(): void {
@@ -101,4 +103,19 @@ export async function fetchAccessToken(
   if (res.status !== 200)
     throw new Error(`token request failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * The environment of production-like processes sharing one database (as behind a load
+ * balancer): a fresh test database and the keys every instance must share.
+ */
+export async function sharedInstanceEnv(publicUrl: string): Promise<Record<string, string>> {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: await createTestDatabase(),
+    SECRET_PEPPER: randomBytes(32).toString('base64'),
+    JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    PUBLIC_URL: publicUrl,
+  };
 }
