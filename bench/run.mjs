@@ -27,7 +27,6 @@ const server = spawn(process.execPath, ['dist/src/main.js'], {
     LOG_LEVEL: 'warn',
     // The bench measures throughput, not the limiter.
     TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
-    TOKEN_RATE_LIMIT_PER_ADDRESS: '100000000',
     API_RATE_LIMIT_PER_TOKEN: '100000000',
   },
   stdio: ['ignore', 'pipe', 'inherit'],

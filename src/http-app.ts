@@ -6,10 +6,12 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
+import { fastifyTrustProxy } from './config/trust-proxy.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
 import { validationFailed } from './common/errors/validation-error.factory.js';
+import { clientErrorHandler, frameworkErrors } from './common/http/framework-errors.js';
 import { mediaTypeHook } from './common/http/media-type.hook.js';
-import { nulCharacterHook } from './common/http/nul-character.hook.js';
+import { requestInputHook } from './common/http/request-input.hook.js';
 import { requestIdFor } from './common/http/request-id.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { runMigrations } from './database/run-migrations.js';
@@ -18,6 +20,14 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 
 const BODY_LIMIT = 1024 * 1024;
+/** A token request is a few hundred bytes; a larger one is refused before it is buffered. */
+const TOKEN_BODY_LIMIT = 4 * 1024;
+export const TOKEN_ROUTE = '/builders/oauth/token';
+/**
+ * Longest raw (percent-encoded) path parameter: 100 characters of 4-byte UTF-8 are 1,200
+ * encoded; Fastify's default of 100 answered 414 for a valid external order id.
+ */
+const MAX_PARAM_LENGTH = 2048;
 
 export interface HttpAppOptions {
   config: AppConfig;
@@ -55,15 +65,21 @@ export async function createHttpApp({
         handler,
       ),
     return503OnClosing: true,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   });
   const fastify = adapter.getInstance();
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === TOKEN_ROUTE) route.bodyLimit = TOKEN_BODY_LIMIT;
+  });
   // On the raw response so it survives every path, errors and 404s included.
   fastify.addHook('onRequest', async (request, reply) => {
     reply.raw.setHeader('x-request-id', request.id);
   });
   fastify.addHook('onRequest', mediaTypeHook);
-  fastify.addHook('preValidation', nulCharacterHook);
+  fastify.addHook('preValidation', requestInputHook);
   const metrics = new HttpMetrics();
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);

@@ -25,8 +25,8 @@ async function main(): Promise<void> {
     if (demo) process.stdout.write(demoBanner(demo, config.publicUrl) + '\n');
   }
 
-  await app.listen({ port: config.PORT, host: config.HOST });
-  logger.info(`listening on ${config.HOST}:${config.PORT}, public URL ${config.publicUrl}`);
+  await app.listen({ port: config.PORT, host: config.host });
+  logger.info(`listening on ${config.host}:${config.PORT}, public URL ${config.publicUrl}`);
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

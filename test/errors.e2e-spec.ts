@@ -61,7 +61,7 @@ describe('error layer', () => {
     expect(res.status).toBe(413);
     expect(res.body).toEqual({
       error: 'payload_too_large',
-      error_description: 'Request body is larger than 1 MiB',
+      error_description: 'Request body is too large (1 MiB at most; 4 KiB on the token endpoint)',
     });
   });
 

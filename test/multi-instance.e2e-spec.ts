@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../src/database/embedded-postgres-server.js';
+import { freePort } from '../src/database/free-port.js';
 import { within } from './support/eventually.js';
 import {
   fetchAccessToken,

@@ -264,24 +264,27 @@ describe('POST /builders/oauth/token', () => {
 describe('token endpoint rate limits', () => {
   let t: TestApp;
   beforeAll(async () => {
+    // One proxy hop: tests choose the caller address with X-Forwarded-For.
     t = await createTestApp({
       TOKEN_RATE_LIMIT_PER_CLIENT: '3',
-      TOKEN_RATE_LIMIT_PER_ADDRESS: '6',
+      TOKEN_FAILURES_PER_ADDRESS: '5',
+      TRUST_PROXY: '1',
     });
   });
   afterAll(() => t.close());
 
-  it('per client: the 4th request in a minute → 429 rate_limited with Retry-After; another client is unaffected', async () => {
+  const request = (c: TestClient, secret = c.clientSecret, from = '198.51.100.1') =>
+    t.http.post(TOKEN).set('x-forwarded-for', from).send({
+      grant_type: 'client_credentials',
+      client_id: c.clientId,
+      client_secret: secret,
+      scope: 'orders:read',
+    });
+
+  it('per client: the 4th token in a minute → 429 rate_limited with Retry-After; another client is unaffected', async () => {
     const tenant = await newTenant(t);
     const a = await newApp(t, tenant.id, ['orders:read']);
     const b = await newApp(t, tenant.id, ['orders:read']);
-    const request = (c: TestClient) =>
-      t.http.post(TOKEN).send({
-        grant_type: 'client_credentials',
-        client_id: c.clientId,
-        client_secret: c.clientSecret,
-        scope: 'orders:read',
-      });
     for (let i = 0; i < 3; i++) expect((await request(a)).status).toBe(200);
     const limited = await request(a);
     expect(limited.status).toBe(429);
@@ -292,21 +295,69 @@ describe('token endpoint rate limits', () => {
     expect((await request(b)).status).toBe(200);
   });
 
-  it('per address: beyond the limit every client from that address gets 429', async () => {
-    const responses = [];
-    for (let i = 0; i < 4; i++) {
-      responses.push(
-        await t.http.post(TOKEN).send({
-          grant_type: 'client_credentials',
-          client_id: `app_x${i}`,
-          client_secret: 's',
-          scope: 'a',
-        }),
-      );
-    }
-    expect(responses.map((r) => r.status)).toContain(429);
-    const limited = responses.find((r) => r.status === 429)!;
+  it('failures per address: beyond the limit they answer 429, other addresses still 401', async () => {
+    const tenant = await newTenant(t);
+    const app = await newApp(t, tenant.id, ['orders:read']);
+    const from = '198.51.100.20';
+    for (let i = 0; i < 5; i++) expect((await request(app, 'cs_wrong', from)).status).toBe(401);
+    const limited = await request(app, 'cs_wrong', from);
+    expect(limited.status).toBe(429);
     expect(limited.body.error).toBe('rate_limited');
-    expect(limited.headers['ratelimit-policy']).toBe('"token-address";q=6;w=60');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited.headers['ratelimit-policy']).toBe('"token-failures";q=5;w=60');
+    expect((await request(app, 'cs_wrong', '198.51.100.21')).status).toBe(401);
+  });
+
+  it('strangers who know a client_id cannot block its tokens: 100 concurrent wrong secrets, then the right one → 200', async () => {
+    const tenant = await newTenant(t);
+    const victim = await newApp(t, tenant.id, ['orders:read']);
+    const attack = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => request(victim, `cs_guess${i}`, `203.0.113.${i % 3}`)),
+    );
+    expect(new Set(attack.map((r) => r.status))).toEqual(new Set([401, 429]));
+    // From an attacking address too: the correct secret always gets its token.
+    expect((await request(victim, victim.clientSecret, '203.0.113.0')).status).toBe(200);
+    expect((await request(victim, victim.clientSecret, '198.51.100.99')).status).toBe(200);
+  });
+
+  it('a malformed client_id is invalid_client at once and counts against nothing', async () => {
+    const from = '198.51.100.40';
+    for (const clientId of ['x', 'app_', `app_${'a'.repeat(61)}`, 'app_a b', 'APP_abc', 'app_é']) {
+      const res = await t.http.post(TOKEN).set('x-forwarded-for', from).send({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: 'cs_x',
+        scope: 'orders:read',
+      });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    }
+    const tenant = await newTenant(t);
+    const app = await newApp(t, tenant.id, ['orders:read']);
+    expect((await request(app, 'cs_wrong', from)).status).toBe(401);
+  });
+
+  it('bodies over 4 KiB → 413 before they are read, even 50 at once of 1 MiB', async () => {
+    const huge = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: 'a'.repeat(1024 * 1024),
+      client_secret: 's',
+      scope: 'orders:read',
+    });
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        t.http.post(TOKEN).set('content-type', 'application/json').send(huge),
+      ),
+    );
+    for (const res of responses) {
+      expect(res.status).toBe(413);
+      expect(res.body.error).toBe('payload_too_large');
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+    const form = await t.http
+      .post(TOKEN)
+      .type('form')
+      .send(`grant_type=client_credentials&client_id=${'a'.repeat(5000)}`);
+    expect(form.status).toBe(413);
   });
 });

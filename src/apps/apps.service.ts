@@ -10,6 +10,7 @@ import { ServerSecrets } from '../config/server-secrets.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { App } from './app.entity.js';
 import { generateClientId, generateClientSecret, hashClientSecret } from './client-secret.js';
+import { hasCharLength } from '../common/char-length.js';
 
 export interface CreatedApp {
   app: App;
@@ -42,7 +43,7 @@ export class AppsService {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<CreatedApp> {
     const name = input.name.trim();
-    if (name.length < 1 || name.length > 200) {
+    if (!hasCharLength(name, 1, 200)) {
       throw new AppError('validation_failed', 'name must be 1 to 200 characters');
     }
     const approvedScopes = validScopes(input.scopes);

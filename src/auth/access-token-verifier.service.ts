@@ -42,16 +42,17 @@ export class AccessTokenVerifier {
         ? await this.state.isTokenRevoked(claims.jti)
         : await this.state.isSessionRevoked(claims.jti);
     if (revoked) throw invalidToken('The token has been revoked');
-    return {
-      kind,
+    const base = {
       tenantId: claims.tid,
       appId: claims.app,
       clientId: claims.client_id,
       scopes: new Set(claims.scope.split(' ').filter(Boolean)),
       tokenId: claims.jti,
-      customerId: claims.cid,
       credentialsVersion: claims.cv,
     };
+    if (kind === 'app') return { kind, ...base };
+    // verifySignedClaims checked that a customer token carries its customer.
+    return { kind, ...base, customerId: claims.cid! };
   }
 
   private verifySignedClaims(token: string): { kind: RequestContext['kind']; claims: TokenClaims } {

@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { BearerGuard } from './bearer.guard.js';
 import type { Grant } from './grants.js';
-import type { RequestContext } from './request-context.js';
+import type { AppContext, CustomerContext, RequestContext } from './request-context.js';
 import { GRANTS, ScopesGuard } from './scopes.guard.js';
 import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
 
@@ -34,8 +34,29 @@ export function Authenticated(...grants: Grant[]): MethodDecorator & ClassDecora
   );
 }
 
-/** The caller's RequestContext (set by BearerGuard). */
+function contextOf(execution: ExecutionContext): RequestContext {
+  return execution.switchToHttp().getRequest<FastifyRequest & { user: RequestContext }>().user;
+}
+
+/** The caller's RequestContext (set by BearerGuard), app or customer. */
 export const Ctx = createParamDecorator(
-  (_data: unknown, execution: ExecutionContext): RequestContext =>
-    execution.switchToHttp().getRequest<FastifyRequest & { user: RequestContext }>().user,
+  (_data: unknown, execution: ExecutionContext): RequestContext => contextOf(execution),
+);
+
+/** The caller as an app, for routes whose grants admit app tokens only. Fails closed. */
+export const AppCtx = createParamDecorator(
+  (_data: unknown, execution: ExecutionContext): AppContext => {
+    const ctx = contextOf(execution);
+    if (ctx.kind !== 'app') throw new Error('AppCtx on a route that admits customer sessions');
+    return ctx;
+  },
+);
+
+/** The caller as a customer, for routes whose grants admit customer sessions only. */
+export const CustomerCtx = createParamDecorator(
+  (_data: unknown, execution: ExecutionContext): CustomerContext => {
+    const ctx = contextOf(execution);
+    if (ctx.kind !== 'customer') throw new Error('CustomerCtx on a route that admits app tokens');
+    return ctx;
+  },
 );

@@ -3,9 +3,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /**
- * One transaction per unit of work, joined by everything that runs inside it. The
- * Idempotency-Key interceptor opens one around the handler, so the order (or import) and
- * the stored response commit together; without it, services open their own.
+ * The one way to reach the database. `run` opens a unit of work, or joins the one already
+ * open in this async context (an Idempotency-Key opens one around the handler, so the order
+ * and the stored response commit together). `manager` is for reads and single statements:
+ * the open transaction when there is one, else the pool. Nothing else calls
+ * `dataSource.transaction` or keeps an "optional manager, else autocommit" parameter.
  */
 @Injectable()
 export class Transactions {
@@ -18,5 +20,10 @@ export class Transactions {
     const current = this.ambient.getStore();
     if (current) return work(current);
     return this.dataSource.transaction((manager) => this.ambient.run(manager, () => work(manager)));
+  }
+
+  /** The open transaction's manager, else the pool's (each statement commits on its own). */
+  get manager(): EntityManager {
+    return this.ambient.getStore() ?? this.dataSource.manager;
   }
 }

@@ -1,19 +1,49 @@
 import { applyDecorators, type Type as ClassType } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsObject,
+  IsString,
+  registerDecorator,
+  ValidateNested,
+} from 'class-validator';
+import { hasCharLength } from './char-length.js';
 
 /** A nested object validated as `type` (arrays, strings and null refused). */
 export function NestedObject(type: () => ClassType): PropertyDecorator {
   return applyDecorators(IsObject(), ValidateNested(), Type(type));
 }
 
-/** An array of `min`..`max` objects, each validated as `type`. */
+/**
+ * An array of `min`..`max` objects, each validated as `type`. `IsObject({ each })` refuses
+ * elements that are arrays, strings or null: class-transformer would otherwise turn `[[]]`
+ * into a line with no fields that no nested rule looks at.
+ */
 export function NestedArray(type: () => ClassType, min: number, max: number): PropertyDecorator {
   return applyDecorators(
     IsArray(),
     ArrayMinSize(min),
     ArrayMaxSize(max),
+    IsObject({ each: true, message: 'each element must be an object' }),
     ValidateNested({ each: true }),
     Type(type),
   );
+}
+
+/** A string of `min`..`max` characters counted as PostgreSQL counts them (code points). */
+export function Chars(min: number, max: number): PropertyDecorator {
+  const rule: PropertyDecorator = (target, propertyName) => {
+    registerDecorator({
+      name: 'chars',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `must be ${min} to ${max} characters` },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && hasCharLength(value, min, max),
+      },
+    });
+  };
+  return applyDecorators(IsString(), rule);
 }

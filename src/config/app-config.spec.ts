@@ -36,9 +36,45 @@ describe('loadAppConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['PUBLIC_URL', 'not a url'],
     ['SECRET_PEPPER', 'short'],
-  ])('rejects %s=%s with a message naming the variable', (name, value) => {
-    expect(() => loadAppConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => loadAppConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '10.0.0.1, not-an-address'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['METRICS_TOKEN', 'short'],
+  ])('rejects %s=%s with a message naming the variable, never its value', (name, value) => {
+    const message = configErrorOf({ [name]: value });
+    expect(message).toMatch(new RegExp(`^  ${name}: `, 'm'));
+    expect(message).not.toContain(value);
+  });
+
+  it('never prints a secret value, however malformed', () => {
+    const secrets = {
+      JWT_SIGNING_KEY: 'super-secret-private-key-material',
+      SECRET_PEPPER: 'hunter2-pepper',
+      DATABASE_URL: 'mysql://admin:db-password-123@db/x',
+    };
+    const message = configErrorOf(secrets);
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(message).toContain(name);
+      expect(message).not.toContain(value);
+    }
+    expect(message).not.toContain('db-password-123');
+  });
+
+  it('listens on localhost unless HOST says otherwise', () => {
+    expect(loadAppConfig({}).host).toBe('localhost');
+    expect(loadAppConfig({ DATABASE_URL: 'postgres://db/x' }).host).toBe('localhost');
+    expect(loadAppConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
+  it.each([
+    [undefined, false],
+    ['false', false],
+    ['2', 2],
+    ['10.0.0.1', ['10.0.0.1']],
+    ['10.0.0.0/8, 192.168.1.1,::1, fd00::/8', ['10.0.0.0/8', '192.168.1.1', '::1', 'fd00::/8']],
+  ])('reads TRUST_PROXY=%j as a hop count or a list of proxies', (value, expected) => {
+    const env = value === undefined ? {} : { TRUST_PROXY: value };
+    expect(loadAppConfig(env).TRUST_PROXY).toEqual(expected);
   });
 
   it('requires SECRET_PEPPER with DATABASE_URL in production', () => {
@@ -49,3 +85,14 @@ describe('loadAppConfig', () => {
     expect(loadAppConfig({ NODE_ENV: 'production' }).embeddedDatabase).toBe(true);
   });
 });
+
+/** The ConfigError's message for `env`; fails the test when the environment is accepted. */
+function configErrorOf(env: Record<string, string>): string {
+  try {
+    loadAppConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('configuration was accepted');
+}

@@ -13,6 +13,8 @@ import {
   validateSync,
 } from 'class-validator';
 
+import { IsTrustProxy, toTrustProxy, type TrustProxy } from './trust-proxy.js';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -37,8 +39,11 @@ export class AppConfig {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
+  /** Unset: `localhost` (loopback only). Serving other machines takes an explicit 0.0.0.0. */
+  @IsOptional()
   @IsString()
-  HOST = '0.0.0.0';
+  @MinLength(1)
+  HOST: string | undefined = undefined;
 
   @Transform(toInteger)
   @IsInt()
@@ -113,17 +118,17 @@ export class AppConfig {
   @Max(86_400)
   ACCESS_TOKEN_TTL = 3600;
 
-  /** Token requests per client_id per minute (429 beyond). */
+  /** Tokens issued per client_id per minute (429 beyond); only correct secrets count. */
   @Transform(toInteger)
   @IsInt()
   @Min(1)
   TOKEN_RATE_LIMIT_PER_CLIENT = 60;
 
-  /** Token requests per client address per minute (429 beyond). */
+  /** Failed client authentications per caller address per minute; beyond, failures get 429. */
   @Transform(toInteger)
   @IsInt()
   @Min(1)
-  TOKEN_RATE_LIMIT_PER_ADDRESS = 300;
+  TOKEN_FAILURES_PER_ADDRESS = 30;
 
   /** Authenticated API requests per token (app token or customer session) per minute. */
   @Transform(toInteger)
@@ -131,10 +136,19 @@ export class AppConfig {
   @Min(1)
   API_RATE_LIMIT_PER_TOKEN = 1200;
 
-  /** Trust X-Forwarded-For from a proxy in front (client addresses for rate limits). */
-  @Transform(toBoolean)
-  @IsBoolean()
-  TRUST_PROXY = false;
+  /**
+   * Proxies in front whose X-Forwarded-For is believed: a hop count, or a comma-separated
+   * list of addresses/CIDRs. Unset: the peer address is the client's. Never "trust anyone".
+   */
+  @Transform(toTrustProxy)
+  @IsTrustProxy()
+  TRUST_PROXY: TrustProxy = false;
+
+  /** Set: GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. Unset: open. */
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  METRICS_TOKEN: string | undefined = undefined;
 
   /** How long an Idempotency-Key and its stored response are kept. */
   @Transform(toInteger)
@@ -154,18 +168,36 @@ export class AppConfig {
   @Transform(toInteger)
   @IsInt()
   @Min(1)
-  LOGIN_FAILURES_PER_EMAIL = 5;
+  LOGIN_FAILURES_PER_EMAIL = 10;
 
-  /** Failed logins per client address per window before 429. */
+  /** Failed logins per (tenant, X-Customer-IP) per window before 429. */
   @Transform(toInteger)
   @IsInt()
   @Min(1)
-  LOGIN_FAILURES_PER_ADDRESS = 50;
+  LOGIN_FAILURES_PER_CUSTOMER_IP = 50;
 
   @Transform(toInteger)
   @IsInt()
   @Min(1)
   LOGIN_FAILURE_WINDOW_SECONDS = 900;
+
+  /** Registrations per (tenant, X-Customer-IP) per REGISTRATION_WINDOW_SECONDS. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  REGISTRATIONS_PER_CUSTOMER_IP = 20;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  REGISTRATION_WINDOW_SECONDS = 3600;
+
+  /** Password hashes (argon2) computed at once per process; more wait in a bounded queue. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  PASSWORD_HASH_CONCURRENCY = 2;
 
   /** `off`: this process only enqueues; run `npm run worker` elsewhere. */
   @IsIn(['on', 'off'])
@@ -203,6 +235,10 @@ export class AppConfig {
   @Min(1)
   IMPORT_RETRY_DELAY_SECONDS = 2;
 
+  get host(): string {
+    return this.HOST ?? 'localhost';
+  }
+
   get publicUrl(): string {
     return (this.PUBLIC_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
   }
@@ -227,9 +263,10 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const config = plainToInstance(AppConfig, raw);
   const errors = validateSync(config, { forbidUnknownValues: false });
   if (errors.length > 0) {
+    // The variable's name and the rule, never its value: values include keys and passwords.
     const lines = errors.map((e) => {
       const reasons = Object.values(e.constraints ?? {}).join('; ');
-      return `  ${e.property}=${JSON.stringify(e.value)}: ${reasons}`;
+      return `  ${e.property}: ${reasons}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

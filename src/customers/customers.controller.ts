@@ -1,16 +1,17 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
-import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { AppCtx, Authenticated, Ctx, CustomerCtx } from '../auth/authenticated.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
-import type { RequestContext } from '../auth/request-context.js';
+import type { AppContext, CustomerContext, RequestContext } from '../auth/request-context.js';
+import { customerIpKey } from './customer-ip.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import type { Page } from '../common/pagination.js';
@@ -25,6 +26,16 @@ import {
   RegisterCustomerDto,
 } from './dto/customer.dto.js';
 
+/** How a storefront backend passes its end user's address (CONTRACT 3.6). */
+const CUSTOMER_IP_HEADER = ApiHeader({
+  name: 'X-Customer-IP',
+  required: false,
+  description:
+    "The end user's IP address (IPv4 or IPv6), as seen by the storefront backend. Limits are " +
+    'then also counted per (tenant, address); malformed values are ignored. Never the address ' +
+    "of the app's own server: that would put all of its customers under one limit.",
+});
+
 @ApiTags('customers')
 @Controller('v1/customers')
 export class CustomersController {
@@ -36,13 +47,20 @@ export class CustomersController {
   @Post('register')
   @Authenticated(appScope('customer:auth'))
   @ApiOperation({ summary: 'Register a customer of the app’s tenant' })
+  @CUSTOMER_IP_HEADER
   @ApiCreatedResponse({ type: CustomerDto })
   @ApiErrors({
     validation_failed: 'name, email, phone or password out of bounds; common passwords refused',
     email_taken: 'the email is already registered in this tenant (any case)',
+    rate_limited:
+      'too many registrations from this X-Customer-IP, or password hashing is saturated',
   })
-  register(@Ctx() ctx: RequestContext, @Body() dto: RegisterCustomerDto): Promise<CustomerDto> {
-    return this.customers.register(ctx, dto);
+  register(
+    @AppCtx() ctx: AppContext,
+    @Body() dto: RegisterCustomerDto,
+    @Headers('x-customer-ip') customerIp: string | undefined,
+  ): Promise<CustomerDto> {
+    return this.customers.register(ctx, dto, customerIpKey(customerIp));
   }
 
   @Post('login')
@@ -51,25 +69,27 @@ export class CustomersController {
   @ApiOperation({
     summary: 'Open a customer session; the token is a Bearer token for the customer endpoints',
   })
+  @CUSTOMER_IP_HEADER
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiErrors({
     validation_failed: 'email or password missing or malformed',
     invalid_credentials: 'unknown email or wrong password (the same answer for both)',
-    rate_limited: 'too many failed logins for this email or from this address (`Retry-After`)',
+    rate_limited:
+      'too many failed logins for this email, or from this X-Customer-IP (`Retry-After`)',
   })
   login(
-    @Ctx() ctx: RequestContext,
+    @AppCtx() ctx: AppContext,
     @Body() dto: LoginDto,
-    @Req() request: FastifyRequest,
+    @Headers('x-customer-ip') customerIp: string | undefined,
   ): Promise<LoginResponseDto> {
-    return this.customers.login(ctx, dto, request.ip);
+    return this.customers.login(ctx, dto, customerIpKey(customerIp));
   }
 
   @Get('me')
   @Authenticated(customerScope('customer:read'))
   @ApiOperation({ summary: 'The logged-in customer' })
   @ApiOkResponse({ type: CustomerDto })
-  me(@Ctx() ctx: RequestContext): Promise<CustomerDto> {
+  me(@CustomerCtx() ctx: CustomerContext): Promise<CustomerDto> {
     return this.customers.me(ctx);
   }
 
@@ -80,7 +100,7 @@ export class CustomersController {
     summary: 'End this session: its token answers 401 from now on, on every instance',
   })
   @ApiNoContentResponse()
-  logout(@Ctx() ctx: RequestContext): Promise<void> {
+  logout(@CustomerCtx() ctx: CustomerContext): Promise<void> {
     return this.customers.logout(ctx);
   }
 

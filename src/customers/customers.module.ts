@@ -4,6 +4,7 @@ import { CustomersController } from './customers.controller.js';
 import { CustomersRepository } from './customers.repository.js';
 import { CustomersService } from './customers.service.js';
 import { Argon2PasswordHasher, PasswordHasher } from './password-hasher.js';
+import { PasswordWork } from './password-work.service.js';
 
 @Module({
   imports: [OrdersModule],
@@ -11,6 +12,7 @@ import { Argon2PasswordHasher, PasswordHasher } from './password-hasher.js';
   providers: [
     CustomersService,
     CustomersRepository,
+    PasswordWork,
     { provide: PasswordHasher, useClass: Argon2PasswordHasher },
   ],
 })

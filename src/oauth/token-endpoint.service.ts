@@ -4,7 +4,8 @@ import { AccessTokenIssuer } from '../auth/access-token-issuer.service.js';
 import { CredentialsState } from '../auth/credentials-state.service.js';
 import { parseScopeList } from '../auth/scopes.js';
 import { AppError } from '../common/errors/app-error.js';
-import { RateLimiter } from '../common/rate-limit/rate-limiter.service.js';
+import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.service.js';
+import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { invalidClient, parseTokenRequest } from './token-request.js';
@@ -17,48 +18,55 @@ export interface TokenResponse {
 const WINDOW_SECONDS = 60;
 
 /**
- * The client_credentials grant (CONTRACT 3.1). Checks in order: grant type, presence of
- * client credentials, client authentication, scope. The app lookup is served from the
- * credentials cache, and the secret check is one HMAC: no argon2 on this path.
+ * The client_credentials grant (CONTRACT 3.1). Checks in order: grant type, presence and
+ * format of client credentials, client authentication, scope. The app lookup is served from
+ * the credentials cache, and the secret check is one HMAC: no argon2 on this path.
+ *
+ * Limits never let strangers lock an app out: failures are counted per caller address
+ * (beyond the limit they answer 429), and the per-client issuance limit counts tokens
+ * actually issued, which takes the secret. A 256-bit secret cannot be guessed, so failures
+ * are never held against the app itself.
  */
 @Injectable()
 export class TokenEndpointService {
+  private readonly perClient: RateLimitRule;
+  private readonly failuresPerAddress: RateLimitRule;
+
   constructor(
     private readonly state: CredentialsState,
     private readonly issuer: AccessTokenIssuer,
     private readonly secrets: ServerSecrets,
-    private readonly limiter: RateLimiter,
+    private readonly limiter: ExactRateLimiter,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.perClient = {
+      policy: 'token-client',
+      limit: config.TOKEN_RATE_LIMIT_PER_CLIENT,
+      windowSeconds: WINDOW_SECONDS,
+    };
+    this.failuresPerAddress = {
+      policy: 'token-failures',
+      limit: config.TOKEN_FAILURES_PER_ADDRESS,
+      windowSeconds: WINDOW_SECONDS,
+    };
+  }
 
   async token(
     body: unknown,
     authorization: string | undefined,
     address: string,
   ): Promise<TokenResponse> {
-    await this.limiter.hit(
-      {
-        policy: 'token-address',
-        limit: this.config.TOKEN_RATE_LIMIT_PER_ADDRESS,
-        windowSeconds: WINDOW_SECONDS,
-      },
-      address,
-    );
     const request = parseTokenRequest(body, authorization);
-    const headers = await this.limiter.hit(
-      {
-        policy: 'token-client',
-        limit: this.config.TOKEN_RATE_LIMIT_PER_CLIENT,
-        windowSeconds: WINDOW_SECONDS,
-      },
-      request.clientId,
-    );
-
     const app = await this.state.appByClientId(request.clientId);
     const authenticated =
       app !== undefined &&
+      app.active &&
       verifyClientSecret(request.clientSecret, app.secretHash, this.secrets.pepper);
-    if (!app || !authenticated || !app.active) throw invalidClient(request.usedBasic);
+    if (!authenticated) {
+      // Throws 429 once this address has failed too often; otherwise the failure is counted.
+      await this.limiter.reserve(this.failuresPerAddress, address);
+      throw invalidClient(request.usedBasic);
+    }
 
     const scopes = parseScopeList(request.scope ?? '');
     if (scopes.length === 0) throw new AppError('invalid_request', 'scope is required');
@@ -70,6 +78,7 @@ export class TokenEndpointService {
       );
     }
 
+    const headers = await this.limiter.reserve(this.perClient, app.clientId);
     const issued = await this.issuer.issueAppToken(
       {
         appId: app.id,

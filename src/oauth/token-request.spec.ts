@@ -26,10 +26,10 @@ describe('parseTokenRequest', () => {
   it('reads client_secret_basic with form-decoding of both parts (RFC 6749 2.3.1)', () => {
     const parsed = parseTokenRequest(
       { grant_type: 'client_credentials' },
-      basic('app:1', 'a b+c%/é'),
+      basic('app_1', 'a b+c%/é'),
     );
     expect(parsed).toEqual({
-      clientId: 'app:1',
+      clientId: 'app_1',
       clientSecret: 'a b+c%/é',
       scope: undefined,
       usedBasic: true,
@@ -90,11 +90,28 @@ describe('parseTokenRequest', () => {
 
   it('accepts a client_id in the body equal to the Basic one, refuses a different one', () => {
     expect(
-      parseTokenRequest({ grant_type: 'client_credentials', client_id: 'a' }, basic('a', 'b'))
-        .clientId,
-    ).toBe('a');
+      parseTokenRequest(
+        { grant_type: 'client_credentials', client_id: 'app_a' },
+        basic('app_a', 'b'),
+      ).clientId,
+    ).toBe('app_a');
     expect(() =>
-      parseTokenRequest({ grant_type: 'client_credentials', client_id: 'x' }, basic('a', 'b')),
+      parseTokenRequest(
+        { grant_type: 'client_credentials', client_id: 'app_x' },
+        basic('app_a', 'b'),
+      ),
     ).toThrow(expect.objectContaining({ code: 'invalid_request' }));
   });
+
+  it.each(['a', 'app_', 'app:1', `app_${'a'.repeat(61)}`, 'app_a b', 'x'.repeat(100_000)])(
+    'refuses the client_id %j as invalid_client before anything else',
+    (clientId) => {
+      expect(() =>
+        parseTokenRequest(
+          { grant_type: 'client_credentials', client_id: clientId, client_secret: 's' },
+          undefined,
+        ),
+      ).toThrow(expect.objectContaining({ code: 'invalid_client' }));
+    },
+  );
 });

@@ -11,6 +11,11 @@ export interface TokenRequest {
 
 const PARAMETERS = ['grant_type', 'client_id', 'client_secret', 'scope'] as const;
 
+/** The one client_id format (CONTRACT 3.1): `app_` and up to 60 base64url characters. */
+export const CLIENT_ID_FORMAT = /^app_[A-Za-z0-9_-]{1,60}$/;
+/** Secrets are `cs_` + 43 characters; anything far longer is not one of ours. */
+const MAX_SECRET_LENGTH = 256;
+
 export function invalidClient(usedBasic: boolean): AppError {
   return new AppError('invalid_client', 'Client authentication failed', {
     headers: usedBasic ? { 'www-authenticate': 'Basic realm="oauth"' } : {},
@@ -40,16 +45,24 @@ export function parseTokenRequest(body: unknown, authorization: string | undefin
         'client_id in the body differs from the one in the Authorization header',
       );
     }
-    return { ...credentials, scope: params.scope, usedBasic: true };
+    return wellFormed({ ...credentials, scope: params.scope, usedBasic: true });
   }
   if (!params.client_id) throw invalidRequest('client_id is required');
   if (!params.client_secret) throw invalidRequest('client_secret is required');
-  return {
+  return wellFormed({
     clientId: params.client_id,
     clientSecret: params.client_secret,
     scope: params.scope,
     usedBasic: false,
-  };
+  });
+}
+
+/** A client_id not in the documented format is refused before any lookup or count. */
+function wellFormed(request: TokenRequest): TokenRequest {
+  if (!CLIENT_ID_FORMAT.test(request.clientId) || request.clientSecret.length > MAX_SECRET_LENGTH) {
+    throw invalidClient(request.usedBasic);
+  }
+  return request;
 }
 
 function readParameters(body: unknown): Partial<Record<(typeof PARAMETERS)[number], string>> {

@@ -39,4 +39,26 @@ describe('parseProductCsv', () => {
       /CSV is malformed/,
     );
   });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'reports an active value of %j as a bad row (no inherited lookups)',
+    (value) => {
+      const text = `sku,name,price,active\nA,ok,1.00,true\nB,b,2.00,${value}\n`;
+      expect(() => parseProductCsv(text)).toThrow(/line 3: active must be true or false/);
+    },
+  );
+
+  it('counts lengths in code points, as the database CHECK does', () => {
+    const emoji = '😀'.repeat(100);
+    expect(parseProductCsv(`sku,name,price\n${emoji},n,1\n`).rows[0].sku).toBe(emoji);
+    expect(() => parseProductCsv(`sku,name,price\n${'a\uFE0F'.repeat(51)},n,1\n`)).toThrow(
+      /line 2: sku must be 1 to 100 characters/,
+    );
+  });
+
+  it('reports a NUL character as a bad row', () => {
+    expect(() => parseProductCsv('sku,name,price\nA,na\u0000me,1\n')).toThrow(
+      /line 2: values must not contain NUL/,
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import { toMinorUnits } from '../common/money.js';
+import { hasCharLength } from '../common/char-length.js';
 
 export interface ProductInput {
   sku: string;
@@ -15,29 +16,33 @@ export interface RawProduct {
   active?: string;
 }
 
-const ACTIVE_VALUES: Record<string, boolean> = {
-  true: true,
-  false: false,
-  '1': true,
-  '0': false,
-  yes: true,
-  no: false,
-};
+/** A Map, not an object literal: "constructor" or "__proto__" must not find inherited members. */
+const ACTIVE_VALUES = new Map<string, boolean>([
+  ['true', true],
+  ['false', false],
+  ['1', true],
+  ['0', false],
+  ['yes', true],
+  ['no', false],
+]);
 
 /** Validates one product as typed by an admin; returns the input or the reasons it is bad. */
 export function parseProductInput(raw: RawProduct): ProductInput | { errors: string[] } {
   const errors: string[] = [];
   const sku = raw.sku.trim();
   const name = raw.name.trim();
-  if (sku.length < 1 || sku.length > 100) errors.push('sku must be 1 to 100 characters');
-  if (name.length < 1 || name.length > 200) errors.push('name must be 1 to 200 characters');
+  if (!hasCharLength(sku, 1, 100)) errors.push('sku must be 1 to 100 characters');
+  if (!hasCharLength(name, 1, 200)) errors.push('name must be 1 to 200 characters');
+  if ([raw.sku, raw.name, raw.price, raw.active ?? ''].some((v) => v.includes('\u0000'))) {
+    errors.push('values must not contain NUL characters');
+  }
   const priceMinor = toMinorUnits(raw.price);
   if (priceMinor === undefined) {
     errors.push(`price must be a non-negative amount with at most 2 decimals, got "${raw.price}"`);
   }
   let active: boolean | undefined;
   if (raw.active !== undefined && raw.active.trim() !== '') {
-    active = ACTIVE_VALUES[raw.active.trim().toLowerCase()];
+    active = ACTIVE_VALUES.get(raw.active.trim().toLowerCase());
     if (active === undefined) errors.push(`active must be true or false, got "${raw.active}"`);
   }
   if (errors.length > 0 || priceMinor === undefined) return { errors };

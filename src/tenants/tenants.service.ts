@@ -4,6 +4,7 @@ import { AuditService } from '../audit/audit.service.js';
 import { AppError } from '../common/errors/app-error.js';
 import { isCurrencyCode } from '../common/currency.js';
 import { Tenant } from './tenant.entity.js';
+import { hasCharLength } from '../common/char-length.js';
 
 @Injectable()
 export class TenantsService {
@@ -18,7 +19,7 @@ export class TenantsService {
   ): Promise<Tenant> {
     const name = input.name.trim();
     const currency = input.currency.trim().toUpperCase();
-    if (name.length < 1 || name.length > 200) {
+    if (!hasCharLength(name, 1, 200)) {
       throw new AppError('validation_failed', 'name must be 1 to 200 characters');
     }
     if (!isCurrencyCode(currency)) {

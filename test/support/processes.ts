@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { freePort } from '../../src/database/embedded-postgres-server.js';
+import { freePort } from '../../src/database/free-port.js';
 import { createTestDatabase } from './test-database.js';
 
 /** Builds dist/ if sources changed (as `npm start` does); child-process tests run the build. */

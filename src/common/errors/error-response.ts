@@ -19,6 +19,9 @@ export interface ErrorResponse {
 
 const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
   400: 'invalid_request',
+  408: 'request_timeout',
+  414: 'uri_too_long',
+  431: 'headers_too_large',
   401: 'unauthenticated',
   403: 'scope_denied',
   404: 'not_found',
@@ -31,7 +34,10 @@ const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
 
 /** Fastify's own errors, reworded: their messages name internals ("FST_ERR_..."). */
 const FASTIFY_ERRORS: Record<string, [ErrorCode, string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is larger than 1 MiB'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [
+    'payload_too_large',
+    'Request body is too large (1 MiB at most; 4 KiB on the token endpoint)',
+  ],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [
     'unsupported_media_type',
     'Request body must be application/json',
@@ -39,6 +45,8 @@ const FASTIFY_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'Request body is empty but declared as JSON'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
   FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'Request body is not valid JSON'],
+  FST_ERR_BAD_URL: ['invalid_request', 'The URL is not valid percent-encoding'],
+  FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', 'A path segment of the URL is too long'],
 };
 
 /** Codes of node-postgres / PostgreSQL meaning "the database is not reachable". */
@@ -64,8 +72,14 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
   if (known) return known;
   // Class 22, data exceptions: a value PostgreSQL cannot store (bad encoding, out of range).
   // Validation should have caught it; if not, it is still the client's value, not our fault.
-  if (pgCode(error)?.startsWith('22')) {
+  const sqlState = pgCode(error);
+  if (sqlState?.startsWith('22')) {
     return respond('validation_failed', 'A value in the request cannot be stored');
+  }
+  // 23514: a CHECK constraint refused a value. Validation mirrors the CHECKs; should one slip
+  // through, it is still the client's value, never a 500.
+  if (sqlState === '23514') {
+    return respond('validation_failed', 'A value in the request is out of bounds');
   }
   if (isDatabaseDown(error)) {
     return respond('unavailable', 'The database is unavailable; retry later', {

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { createLogger, redactUrl } from './logger.js';
 
@@ -47,5 +48,37 @@ describe('logger redaction', () => {
     expect(redactUrl('/x?page=1&client_secret=s&token=t')).toBe(
       '/x?page=1&client_secret=[redacted]&token=[redacted]',
     );
+  });
+
+  it('logs a database error without its query, parameters, message or driver object', () => {
+    const out = capture();
+    const logger = createLogger('info', out.stream);
+    const driverError = Object.assign(
+      new Error('new row violates check constraint; Failing row contains (victim@example.com)'),
+      {
+        code: '23514',
+        constraint: 'customers_name_check',
+        table: 'customers',
+        detail: 'Failing row contains (1, victim@example.com, $argon2id$v=19$hash)',
+      },
+    );
+    const error = new QueryFailedError(
+      'INSERT INTO customers (email, password_hash) VALUES ($1, $2)',
+      ['victim@example.com', '$argon2id$v=19$hash'],
+      driverError,
+    );
+    logger.error({ err: new Error('wrapped', { cause: error }) }, 'unexpected error');
+    const text = out.lines();
+    for (const leak of ['victim@example.com', 'argon2id', 'INSERT INTO', 'Failing row']) {
+      expect(text).not.toContain(leak);
+    }
+    const line = JSON.parse(text) as { err: { message: string; cause: Record<string, unknown> } };
+    expect(line.err.message).toBe('wrapped');
+    expect(line.err.cause).toMatchObject({
+      type: 'QueryFailedError',
+      code: '23514',
+      constraint: 'customers_name_check',
+      table: 'customers',
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import type { LogLevel } from '../../config/app-config.js';
+import { safeError } from './safe-error.js';
 
 /** Header and body fields that may carry a credential; pino replaces them with "[redacted]". */
 const SECRET_FIELDS = [
@@ -35,7 +36,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
           url: redactUrl(req.url),
           remoteAddress: req.ip,
         }),
-        err: pino.stdSerializers.err,
+        // Never the query, its parameters or a driver object (safe-error.ts).
+        err: safeError,
       },
     },
     destination,

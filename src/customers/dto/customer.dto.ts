@@ -1,16 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional } from 'class-validator';
+import { Chars } from '../../common/validation.js';
 import { IsAcceptablePassword } from './password.validator.js';
 
 export class RegisterCustomerDto {
   @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   name!: string;
 
   @ApiProperty({ format: 'email', maxLength: 254, description: 'Unique per tenant, any case' })
   @IsEmail()
-  @MaxLength(254)
+  @Chars(3, 254)
   email!: string;
 
   @ApiProperty({
@@ -25,20 +25,18 @@ export class RegisterCustomerDto {
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   phone?: string;
 }
 
 export class LoginDto {
   @ApiProperty({ format: 'email' })
   @IsEmail()
-  @MaxLength(254)
+  @Chars(3, 254)
   email!: string;
 
   @ApiProperty({ format: 'password' })
-  @IsString()
-  @Length(1, 1024)
+  @Chars(1, 1024)
   password!: string;
 }
 

@@ -1,18 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { NestedArray, NestedObject } from '../../common/validation.js';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Chars, NestedArray, NestedObject } from '../../common/validation.js';
 import { IsMoneyAmount } from '../../common/money.validator.js';
 import { OrderCustomerInput, ShippingAddressInput } from '../../orders/dto/create-order.dto.js';
 
 export class ImportItemInput {
   @ApiProperty({ minLength: 1, maxLength: 100 })
-  @IsString()
-  @Length(1, 100)
+  @Chars(1, 100)
   sku!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   name!: string;
 
   @ApiProperty({ minimum: 1, maximum: 10000 })
@@ -44,8 +42,7 @@ export class ImportOrderDto {
   marketplace!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 100 })
-  @IsString()
-  @Length(1, 100)
+  @Chars(1, 100)
   external_order_id!: string;
 
   @ApiProperty({ type: OrderCustomerInput })

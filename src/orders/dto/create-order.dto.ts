@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
-import { NestedArray, NestedObject } from '../../common/validation.js';
+import { IsEmail, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Chars, NestedArray, NestedObject } from '../../common/validation.js';
 
 export class OrderCustomerInput {
   @ApiPropertyOptional({
@@ -14,8 +14,7 @@ export class OrderCustomerInput {
   id?: number;
 
   @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   name!: string;
 
   @ApiProperty({
@@ -24,42 +23,36 @@ export class OrderCustomerInput {
     description: 'Without `id`, a registered customer with this email (any case) is linked',
   })
   @IsEmail()
-  @MaxLength(254)
+  @Chars(3, 254)
   email!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   phone?: string;
 }
 
 export class ShippingAddressInput {
   @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   country!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   city!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   district?: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   address!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @Chars(1, 200)
   postal_code?: string;
 }
 

@@ -1,0 +1,100 @@
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { rateLimited, rateLimitHeaders, type RateLimitRule } from './rate-limit-rule.js';
+
+/** How often each instance adds its hits to the shared counters and reads the totals back. */
+export const SYNC_INTERVAL_MS = 500;
+
+interface WindowCounter {
+  rule: RateLimitRule;
+  /** Epoch ms when this fixed window ends; every instance computes the same boundaries. */
+  windowEnd: number;
+  /** Hits of every instance as PostgreSQL last reported them (ours included). */
+  shared: number;
+  /** Hits admitted here since the last report. */
+  unsynced: number;
+}
+
+/**
+ * Fixed-window counters for the hot path (the per-token request rate): decided in memory,
+ * O(1) per request and no round trip, and reconciled through PostgreSQL every
+ * SYNC_INTERVAL_MS, so the limit holds across instances.
+ *
+ * Over-admission bound: between two syncs an instance does not see the others' new hits,
+ * so with N instances a window admits at most the limit plus what the other N − 1 admit in
+ * one sync interval (at worst N × limit when all start a fresh window within one interval).
+ */
+@Injectable()
+export class SyncedRateLimiter implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('SyncedRateLimiter');
+  private readonly counters = new Map<string, WindowCounter>();
+  private timer?: NodeJS.Timeout;
+  private syncing?: Promise<void>;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sync(), SYNC_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sync();
+  }
+
+  /** Counts one request against `key`; throws 429 beyond the limit. Returns RateLimit headers. */
+  hit(rule: RateLimitRule, key: string, now = Date.now()): Record<string, string> {
+    const windowMs = rule.windowSeconds * 1000;
+    const windowEnd = (Math.floor(now / windowMs) + 1) * windowMs;
+    const id = `${rule.policy}:${key}:${windowEnd}`;
+    let counter = this.counters.get(id);
+    if (!counter) {
+      counter = { rule, windowEnd, shared: 0, unsynced: 0 };
+      this.counters.set(id, counter);
+    }
+    const resetSeconds = Math.ceil((windowEnd - now) / 1000);
+    const used = counter.shared + counter.unsynced;
+    if (used >= rule.limit) throw rateLimited(rule, resetSeconds);
+    counter.unsynced++;
+    return rateLimitHeaders(rule, rule.limit - used - 1, resetSeconds);
+  }
+
+  /** Adds the unsynced hits to the shared rows in one statement and reads the totals back. */
+  sync(): Promise<void> {
+    this.syncing ??= this.flush().finally(() => (this.syncing = undefined));
+    return this.syncing;
+  }
+
+  private async flush(): Promise<void> {
+    const now = Date.now();
+    const batch: Array<[string, WindowCounter, number]> = [];
+    for (const [id, counter] of this.counters) {
+      if (counter.windowEnd <= now && counter.unsynced === 0) this.counters.delete(id);
+      else if (counter.unsynced > 0) batch.push([id, counter, counter.unsynced]);
+    }
+    if (batch.length === 0) return;
+    try {
+      const rows: Array<{ key: string; points: number }> = await this.dataSource.query(
+        `INSERT INTO rate_limits AS r (key, points, expire)
+         SELECT * FROM unnest($1::varchar[], $2::int[], $3::bigint[])
+         ON CONFLICT (key) DO UPDATE SET points = r.points + EXCLUDED.points
+         RETURNING key, points`,
+        [batch.map(([id]) => id), batch.map(([, , n]) => n), batch.map(([, c]) => c.windowEnd)],
+      );
+      const totals = new Map(rows.map((r) => [r.key, r.points]));
+      for (const [id, counter, sent] of batch) {
+        counter.unsynced -= sent;
+        counter.shared = Math.max(counter.shared + sent, totals.get(id) ?? 0);
+      }
+    } catch (error) {
+      // Kept for the next round: the limit still holds in this process meanwhile.
+      this.logger.warn({ err: error }, 'rate-limit sync failed; retrying');
+    }
+  }
+}
