@@ -21,8 +21,9 @@ async function main(): Promise<void> {
 
   if (config.embeddedDatabase && config.SEED_DEMO) {
     const demo = await app.get(DemoSeedService).seedOnce();
-    // Printed, not logged: logs are shipped elsewhere and must never hold a secret.
-    if (demo) process.stdout.write(demoBanner(demo, config.publicUrl) + '\n');
+    // Printed, not logged: logs are shipped elsewhere and must never hold a secret. In
+    // production not even printed: a console there is a log too.
+    if (demo) process.stdout.write(demoBanner(demo, config.publicUrl, config.NODE_ENV) + '\n');
   }
 
   await app.listen({ port: config.PORT, host: config.host });

@@ -16,6 +16,10 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     .setVersion('1')
     .addServer(publicUrl)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set' },
+      'metrics',
+    )
     .build();
   return SwaggerModule.createDocument(app, config);
 }

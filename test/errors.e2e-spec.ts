@@ -1,6 +1,10 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrlFor } from './support/database-url.js';
+import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { ProbeModule } from './support/probe.module.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { inject } from 'vitest';
@@ -237,4 +241,210 @@ describe('health', () => {
       await t.close().catch(() => undefined);
     }
   });
+});
+
+/** Issue 11 findings 5 and 6: inputs that crashed requests, and errors raised before our code. */
+describe('hostile input and router-level errors', () => {
+  let t: TestApp;
+  let token: string;
+  let port: number;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logs.push(chunk.toString());
+        done();
+      },
+    });
+    t = await createTestApp({ LOG_LEVEL: 'error' }, [ProbeModule], destination);
+    const tenant = await newTenant(t);
+    token = await tokenFor(t, await newApp(t, tenant.id));
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  afterAll(() => t.close());
+
+  const post = (path: string, body: unknown) =>
+    t.http
+      .post(path)
+      .set('authorization', `Bearer ${token}`)
+      .send(body as object);
+  const customer = { name: 'Ada', email: 'ada@example.com' };
+  const shipping_address = { country: 'TR', city: 'Istanbul', address: 'Street 1' };
+
+  function expectContractError(res: { status: number; body: unknown; headers: object }): void {
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body).toEqual(
+      expect.objectContaining({ error: expect.any(String), error_description: expect.any(String) }),
+    );
+    expect(res.headers).toHaveProperty('x-request-id');
+  }
+
+  /** Raw HTTP over a socket, for what no well-behaved client sends. */
+  async function raw(request: string): Promise<string> {
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    socket.write(request);
+    await once(socket, 'close');
+    return received;
+  }
+
+  it('a name of 200 × "a\\uFE0F" (400 code points) → 400, as the database CHECK counts', async () => {
+    const res = await post('/v1/customers/register', {
+      name: 'a\uFE0F'.repeat(200),
+      email: 'fe0f@example.com',
+      password: 'correct horse battery staple',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([{ field: 'name', message: 'must be 1 to 200 characters' }]);
+    const emoji = await post('/v1/customers/register', {
+      name: '😀'.repeat(200),
+      email: 'emoji@example.com',
+      password: 'correct horse battery staple',
+    });
+    expect(emoji.status).toBe(201);
+  });
+
+  it('a lone surrogate anywhere → 400 naming the field (validators threw on it)', async () => {
+    const res = await post('/v1/customers/register', {
+      name: ' ',
+      email: '\ud800',
+      password: 'null',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([
+      { field: 'email', message: 'must be well-formed Unicode (no lone surrogates)' },
+    ]);
+  });
+
+  it('JSON nested 4,000 deep → 400 (was a stack overflow)', async () => {
+    const deep = `{"customer":${'['.repeat(4000)}1${']'.repeat(4000)}}`;
+    const res = await t.http
+      .post('/v1/orders')
+      .set('authorization', `Bearer ${token}`)
+      .set('content-type', 'application/json')
+      .send(deep);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('validation_failed');
+    expect(res.body.error_description).toMatch(/nests deeper than 32 levels/);
+  });
+
+  it.each([[[[]]], [[null]], [['x']], [[1]]])(
+    'items %j → 400 on create and on import, never 500 or "product undefined"',
+    async (items) => {
+      const create = await post('/v1/orders', { customer, shipping_address, items });
+      expect(create.status).toBe(400);
+      expect(create.body.details).toContainEqual({
+        field: 'items',
+        message: 'each element must be an object',
+      });
+      const imported = await post('/v1/marketplace/orders/import', {
+        marketplace: 'm',
+        external_order_id: 'e-1',
+        customer,
+        shipping_address,
+        items,
+      });
+      expect(imported.status).toBe(400);
+      expect(imported.body.error).toBe('validation_failed');
+    },
+  );
+
+  it('a CHECK violation → 400 validation_failed, not 500', async () => {
+    const res = await t.http.get('/__probe/check-violation');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'validation_failed',
+      error_description: 'A value in the request is out of bounds',
+    });
+  });
+
+  it('a 500 is logged without the query, its parameters or the driver message', async () => {
+    logs.length = 0;
+    const res = await t.http.get('/__probe/query-failed');
+    expect(res.status).toBe(500);
+    const text = logs.join('');
+    expect(text).toContain('unexpected error');
+    expect(text).toContain('42P01');
+    for (const leak of ['victim@example.com', 'argon2id', 'no_such_table', 'SELECT']) {
+      expect(text).not.toContain(leak);
+    }
+  });
+
+  it.each(['/v1/orders/%E0%A4%A', '/v1/orders/%', '/v1/orders/%zz'])(
+    'bad percent-encoding %s → 400 invalid_request in the contract shape',
+    async (path) => {
+      const res = await t.http.get(path).set('authorization', `Bearer ${token}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        error: 'invalid_request',
+        error_description: 'The URL is not valid percent-encoding',
+      });
+      expect(res.headers['x-request-id']).toBeTruthy();
+    },
+  );
+
+  it('a 300-digit order id → 400 validation_failed (was 414)', async () => {
+    const res = await t.http
+      .get(`/v1/orders/${'9'.repeat(300)}`)
+      .set('authorization', `Bearer ${token}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('validation_failed');
+  });
+
+  it('a path parameter over 2,048 characters → 414 uri_too_long in the contract shape', async () => {
+    const res = await t.http
+      .get(`/v1/orders/${'9'.repeat(3000)}`)
+      .set('authorization', `Bearer ${token}`);
+    expect(res.status).toBe(414);
+    expectContractError(res);
+    expect(res.body.error).toBe('uri_too_long');
+  });
+
+  it('a valid 100-emoji external id: accepted, and its Location can be read back', async () => {
+    const externalId = '😀'.repeat(100);
+    const accepted = await post('/v1/marketplace/orders/import', {
+      marketplace: 'emoji',
+      external_order_id: externalId,
+      customer,
+      shipping_address,
+      items: [{ sku: 'S', name: 'N', quantity: 1, unit_price: 1, total: 1 }],
+    });
+    expect(accepted.status).toBe(202);
+    const status = await t.http
+      .get(accepted.headers.location as string)
+      .set('authorization', `Bearer ${token}`);
+    expect(status.status).toBe(200);
+    expect(status.body.external_order_id).toBe(externalId);
+  });
+
+  it('headers over 16 KiB → 431 headers_too_large in the contract shape with X-Request-Id', async () => {
+    const response = await raw(
+      `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(response).toMatch(/^HTTP\/1\.1 431 /);
+    expect(response).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+    expect(JSON.parse(response.split('\r\n\r\n')[1])).toEqual({
+      error: 'headers_too_large',
+      error_description: 'The request line and headers exceed 16 KiB',
+    });
+  });
+
+  it.each(['abc', '-1', '1, 2'])(
+    'Content-Length %j → 400 invalid_request in the contract shape with X-Request-Id',
+    async (length) => {
+      const response = await raw(
+        `POST /v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{}`,
+      );
+      expect(response).toMatch(/^HTTP\/1\.1 400 /);
+      expect(response).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+      expect(JSON.parse(response.split('\r\n\r\n')[1])).toMatchObject({
+        error: 'invalid_request',
+      });
+    },
+  );
 });

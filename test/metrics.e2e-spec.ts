@@ -26,3 +26,27 @@ describe('GET /metrics', () => {
     expect(res.text).not.toContain('/no/such/route');
   });
 });
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const token = 'metrics-token-0123456789abcdef';
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ METRICS_TOKEN: token });
+  });
+  afterAll(() => t.close());
+
+  it('needs the bearer token: none → 401, wrong → 401 invalid_token, right → 200', async () => {
+    const none = await t.http.get('/metrics');
+    expect(none.status).toBe(401);
+    expect(none.body.error).toBe('unauthenticated');
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+    expect(none.headers['x-request-id']).toBeTruthy();
+    const wrong = await t.http.get('/metrics').set('authorization', `Bearer ${token}x`);
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['www-authenticate']).toContain('error="invalid_token"');
+    const right = await t.http.get('/metrics').set('authorization', `Bearer ${token}`);
+    expect(right.status).toBe(200);
+    expect(right.text).toContain('process_cpu_user_seconds_total');
+  });
+});
+

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AppError } from '../common/errors/app-error.js';
 import { toMinorUnits } from '../common/money.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
 import { priceLines } from '../orders/pricing.js';
@@ -42,7 +43,7 @@ export class ImportProcessor {
   }
 
   async recordFailure(job: ImportJob, error: unknown, final: boolean): Promise<void> {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = publicReason(error);
     await this.imports.markAttemptFailed(
       this.dataSource.manager,
       job.tenantId,
@@ -105,4 +106,20 @@ export class ImportProcessor {
     await this.orders.insertItems(m, tenantId, order.id, priced.lines);
     return order.id;
   }
+}
+
+/**
+ * What the import's status document may say about a failure: clients read it. A message
+ * raised on purpose (an AppError, or RAISE EXCEPTION in a trigger, SQLSTATE P0001) is meant
+ * for people; any other database message can name internals or quote row values, so it is
+ * reduced to its SQLSTATE. The full cause goes to the log (safe-error.ts).
+ */
+export function publicReason(error: unknown): string {
+  if (error instanceof AppError) return error.description;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'P0001' && error instanceof Error) return error.message;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+    return `the order could not be written (database error ${code})`;
+  }
+  return 'the order could not be written (internal error)';
 }

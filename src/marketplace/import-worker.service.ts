@@ -3,7 +3,7 @@ import type PgBoss from 'pg-boss';
 import { AppConfig } from '../config/app-config.js';
 import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
 import type { ImportJob } from './import-job.js';
-import { ImportProcessor } from './import-processor.service.js';
+import { ImportProcessor, publicReason } from './import-processor.service.js';
 
 /**
  * Pulls import jobs: WORKER_CONCURRENCY pollers per process, IMPORT_BATCH_SIZE jobs each.
@@ -57,9 +57,8 @@ export class ImportWorker implements OnApplicationBootstrap {
         'import attempt failed',
       );
       await this.processor.recordFailure(job.data, error, final).catch(() => undefined);
-      await this.queue.boss.fail(IMPORT_QUEUE, job.id, {
-        message: error instanceof Error ? error.message : String(error),
-      });
+      // pg-boss keeps this in its own table: the public reason, never a driver message.
+      await this.queue.boss.fail(IMPORT_QUEUE, job.id, { message: publicReason(error) });
     }
   }
 }

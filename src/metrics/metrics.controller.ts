@@ -1,6 +1,8 @@
-import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { HttpMetrics } from './http-metrics.js';
+import { MetricsTokenGuard } from './metrics-token.guard.js';
 
 @ApiTags('operations')
 @Controller('metrics')
@@ -8,8 +10,14 @@ export class MetricsController {
   constructor(private readonly metrics: HttpMetrics) {}
 
   @Get()
+  @UseGuards(MetricsTokenGuard)
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  @ApiOperation({ summary: 'Prometheus metrics (process, HTTP durations by route and status)' })
+  @ApiOperation({
+    summary: 'Prometheus metrics (process, HTTP durations by route and status)',
+    description: 'Open unless METRICS_TOKEN is set; then `Authorization: Bearer <METRICS_TOKEN>`.',
+  })
+  @ApiBearerAuth('metrics')
+  @ApiErrors({ unauthenticated: 'METRICS_TOKEN is set and the bearer token is missing or wrong' })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format' })
   scrape(): Promise<string> {

@@ -5,6 +5,7 @@ import { AppsService } from '../apps/apps.service.js';
 import { AuditLogEntry } from '../audit/audit-log.entity.js';
 import { AuditService } from '../audit/audit.service.js';
 import { APP_SCOPES } from '../auth/scopes.js';
+import type { AppConfig } from '../config/app-config.js';
 import { Product } from '../products/product.entity.js';
 import type { Tenant } from '../tenants/tenant.entity.js';
 import { TenantsService } from '../tenants/tenants.service.js';
@@ -71,13 +72,29 @@ export class DemoSeedService {
 }
 
 /** The first-start banner: the only place a demo secret is ever shown. */
-export function demoBanner(demo: DemoData, publicUrl: string): string {
+export function demoBanner(
+  demo: DemoData,
+  publicUrl: string,
+  nodeEnv: AppConfig['NODE_ENV'] = 'development',
+): string {
   const scopes = demo.app.approvedScopes.join(' ');
+  const head = [
+    '',
+    `  tenant        ${demo.tenant.id} (${demo.tenant.name}, ${demo.tenant.currency})`,
+    `  client_id     ${demo.app.clientId}`,
+  ];
+  if (nodeEnv === 'production') {
+    return [
+      'Demo data created. NODE_ENV=production: the client secret is not printed; make one with',
+      `  npm run cli -- app rotate-secret --client-id ${demo.app.clientId}`,
+      ...head,
+      '',
+    ].join('\n');
+  }
   return [
     '',
     'Demo data created (shown once; the secret is stored only as a hash):',
-    `  tenant        ${demo.tenant.id} (${demo.tenant.name}, ${demo.tenant.currency})`,
-    `  client_id     ${demo.app.clientId}`,
+    ...head.slice(1),
     `  client_secret ${demo.clientSecret}`,
     `  scopes        ${scopes}`,
     '',

@@ -46,6 +46,23 @@ class ProbeController {
     throw new Error('unreachable');
   }
 
+  /** A CHECK constraint refusing a value that validation let through. */
+  @Get('check-violation')
+  async checkViolation(): Promise<never> {
+    await this.dataSource.query("INSERT INTO tenants (name, currency) VALUES ('', 'USD')");
+    throw new Error('unreachable');
+  }
+
+  /** A database error carrying its query, parameters (a hash, an email) and row detail. */
+  @Get('query-failed')
+  async queryFailed(): Promise<never> {
+    await this.dataSource.query('SELECT $1::text, $2::text FROM no_such_table', [
+      'victim@example.com',
+      '$argon2id$v=19$m=19456,t=2,p=1$secret-hash',
+    ]);
+    throw new Error('unreachable');
+  }
+
   @Get('db-down')
   dbDown(): never {
     throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import supertest from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { DataSource } from 'typeorm';
@@ -24,6 +25,8 @@ export interface TestApp {
 export async function createTestApp(
   env: Record<string, string> = {},
   imports: Array<Type | DynamicModule> = [],
+  /** Receives the service's JSON log lines (set LOG_LEVEL in `env` to have any). */
+  logDestination?: DestinationStream,
 ): Promise<TestApp> {
   const databaseUrl = await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'storefront-app-'));
@@ -37,7 +40,7 @@ export async function createTestApp(
   const app = await createHttpApp({
     config,
     databaseUrl,
-    logger: createLogger(config.LOG_LEVEL),
+    logger: createLogger(config.LOG_LEVEL, logDestination),
     imports,
   });
   return {
