@@ -49,4 +49,3 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect(right.text).toContain('process_cpu_user_seconds_total');
   });
 });
-
