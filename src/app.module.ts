@@ -7,6 +7,7 @@ import { CoreModule, type CoreOptions } from './core.module.js';
 import { CustomersModule } from './customers/customers.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MarketplaceModule } from './marketplace/marketplace.module.js';
+import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { TenantsModule } from './tenants/tenants.module.js';
@@ -27,6 +28,7 @@ export class AppModule {
         OrdersModule,
         CustomersModule,
         MarketplaceModule,
+        MaintenanceModule,
         AppsModule,
         SeedModule,
         ...extra,

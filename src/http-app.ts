@@ -15,6 +15,7 @@ import { requestInputHook } from './common/http/request-input.hook.js';
 import { requestIdFor } from './common/http/request-id.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { runMigrations } from './database/run-migrations.js';
+import { publishIssuer } from './auth/published-issuer.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
@@ -104,6 +105,8 @@ export async function createHttpApp({
     }),
   );
   await runMigrations(app.get(DataSource));
+  // The CLI signs private tokens with this issuer, so the server accepts them.
+  await publishIssuer(app.get(DataSource).manager, config.publicUrl);
   serveOpenApi(app, buildOpenApiDocument(app, config.publicUrl));
   await app.init();
   await fastify.ready();

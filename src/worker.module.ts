@@ -1,11 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CoreModule, type CoreOptions } from './core.module.js';
 import { MarketplaceModule } from './marketplace/marketplace.module.js';
+import { MaintenanceModule } from './maintenance/maintenance.module.js';
 
 /** A process that only works the job queue (`npm run worker`). */
 @Module({})
 export class WorkerModule {
   static register(options: CoreOptions): DynamicModule {
-    return { module: WorkerModule, imports: [CoreModule.register(options), MarketplaceModule] };
+    return {
+      module: WorkerModule,
+      imports: [CoreModule.register(options), MarketplaceModule, MaintenanceModule],
+    };
   }
 }

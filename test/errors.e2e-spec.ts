@@ -416,7 +416,7 @@ describe('hostile input and router-level errors', () => {
     });
     expect(accepted.status).toBe(202);
     const status = await t.http
-      .get(accepted.headers.location as string)
+      .get(accepted.headers.location)
       .set('authorization', `Bearer ${token}`);
     expect(status.status).toBe(200);
     expect(status.body.external_order_id).toBe(externalId);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyPurger } from '../src/idempotency/idempotency-purger.js';
+import { Maintenance } from '../src/maintenance/maintenance.service.js';
 import { IdempotencyStore } from '../src/idempotency/idempotency.store.js';
 import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -54,6 +54,25 @@ describe('Idempotency-Key on POST /v1/orders', () => {
     expect(again.body).toEqual(first.body);
     expect(await orderCount()).toBe(before);
   });
+
+  it.each(['/v1/%6Frders', '/v1/orders/', '/v1/ord%65rs'])(
+    'the key is scoped by route, not raw path: %s with the same key replays, never a second order',
+    async (path) => {
+      const key = `route-scope-${path}`;
+      const first = await post(key);
+      expect(first.status).toBe(201);
+      const before = await orderCount();
+      const again = await t.http
+        .post(path)
+        .set('authorization', `Bearer ${token}`)
+        .set('idempotency-key', key)
+        .send(body());
+      // Either it reaches the orders route (then it must replay) or no route at all.
+      expect([201, 404]).toContain(again.status);
+      expect(again.status === 201 ? again.headers['idempotent-replayed'] : 'true').toBe('true');
+      expect(await orderCount()).toBe(before);
+    },
+  );
 
   it('30 concurrent POSTs with one key create exactly one order; the others get the replay or 409', async () => {
     const before = await orderCount();
@@ -169,7 +188,9 @@ describe('Idempotency-Key on POST /v1/orders', () => {
     await t.dataSource.query(
       `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'expiring'`,
     );
-    expect(await t.app.get(IdempotencyPurger).purge()).toBeGreaterThanOrEqual(1);
+    expect((await t.app.get(Maintenance).purgeExpired()).idempotency_keys).toBeGreaterThanOrEqual(
+      1,
+    );
     const left: unknown[] = await t.dataSource.query(
       `SELECT 1 FROM idempotency_keys WHERE key = 'expiring'`,
     );

@@ -18,6 +18,7 @@ const TABLES = [
   'orders',
   'products',
   'rate_limits',
+  'service_settings',
   'tenants',
 ];
 
@@ -59,8 +60,10 @@ describe('migrations', () => {
       JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
 `);
-    // rate_limits holds hashed counter keys of every tenant, never tenant data.
-    const tenantOwned = TABLES.filter((t) => t !== 'tenants' && t !== 'rate_limits');
+    // rate_limits and service_settings hold no tenant's data.
+    const tenantOwned = TABLES.filter(
+      (t) => !['tenants', 'rate_limits', 'service_settings'].includes(t),
+    );
     const withTenantIndex = tenantOwned.filter((table) =>
       rows.some((r) => r.table === table && r.first_column === 'tenant_id'),
     );

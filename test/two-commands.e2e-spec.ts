@@ -17,8 +17,8 @@ describe('npm start and the CLI on the embedded database', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'storefront-start-'));
-    // No DATABASE_URL: the zero-configuration path.
-    env = { DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'production' };
+    // No DATABASE_URL: the zero-configuration path, as a developer runs it.
+    env = { DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'development' };
   });
 
   afterAll(async () => {
@@ -55,6 +55,20 @@ describe('npm start and the CLI on the embedded database', () => {
     });
     // It reused the running database: the server's postmaster is still there.
     expect(existsSync(postmasterPid())).toBe(true);
+  });
+
+  it('the CLI signs private tokens with the issuer of the running server, whatever its own PORT', async () => {
+    const clientId = /client_id\s+(app_[\w-]+)/.exec(server!.stdout())![1];
+    const issued = await runCli(
+      ['app', 'token', '--client-id', clientId, '--scopes', 'products:read', '--json'],
+      { ...env, PORT: '4999' },
+    );
+    expect(issued.status).toBe(0);
+    const { access_token } = JSON.parse(issued.stdout) as { access_token: string };
+    const res = await fetch(`${server!.url}/v1/products`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(res.status).toBe(200);
   });
 
   it('SIGTERM stops the server and the embedded database cleanly', async () => {
@@ -114,5 +128,20 @@ describe('npm start and the CLI on the embedded database', () => {
     const list = await runCli(['tenant', 'list', '--json'], env);
     const { tenants } = JSON.parse(list.stdout) as { tenants: Array<{ name: string }> };
     expect(tenants.map((t) => t.name)).toEqual(['Demo Store', 'Acme', 'Acme']);
+  });
+
+  it('NODE_ENV=production still starts with zero configuration, and never prints the demo secret', async () => {
+    const prodDir = await mkdtemp(join(tmpdir(), 'storefront-prod-'));
+    const prod = await startServer({ DATA_DIR: prodDir, DATABASE_URL: '', NODE_ENV: 'production' });
+    try {
+      expect((await fetch(`${prod.url}/health/ready`)).status).toBe(200);
+      expect(prod.stdout()).toMatch(/client_id\s+app_[\w-]+/);
+      expect(prod.stdout()).not.toMatch(/client_secret|cs_[\w-]{43}/);
+      expect(prod.stdout()).toContain('app rotate-secret --client-id');
+    } finally {
+      prod.child.kill('SIGTERM');
+      await prod.exited;
+      await rm(prodDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { publishedIssuer } from '../auth/published-issuer.js';
+import { Transactions } from '../common/transactions.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AccessTokenIssuer, type IssuedToken } from '../auth/access-token-issuer.service.js';
 import { publishCredentialsEvent } from '../auth/credentials-events.js';
@@ -30,7 +32,7 @@ const MAX_PRIVATE_TOKEN_TTL = 365 * 24 * 3600;
 @Injectable()
 export class AppsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
     private readonly secrets: ServerSecrets,
     private readonly audit: AuditService,
@@ -38,17 +40,15 @@ export class AppsService {
     private readonly config: AppConfig,
   ) {}
 
-  async create(
-    input: { tenantId: number; name: string; scopes: string },
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<CreatedApp> {
+  /** Joins the caller's transaction when there is one (the demo seed makes several things). */
+  async create(input: { tenantId: number; name: string; scopes: string }): Promise<CreatedApp> {
     const name = input.name.trim();
     if (!hasCharLength(name, 1, 200)) {
       throw new AppError('validation_failed', 'name must be 1 to 200 characters');
     }
     const approvedScopes = validScopes(input.scopes);
-    return manager.transaction(async (tx) => {
-      await this.tenants.get(input.tenantId, tx);
+    return this.transactions.run(async (tx) => {
+      await this.tenants.get(input.tenantId);
       const clientSecret = generateClientSecret();
       const app = await tx.save(
         tx.create(App, {
@@ -62,14 +62,14 @@ export class AppsService {
           credentialsVersion: 1,
         }),
       );
-      await this.record(tx, app, 'app.create', { name, approved_scopes: approvedScopes });
+      await this.record(app, 'app.create', { name, approved_scopes: approvedScopes });
       return { app, clientSecret };
     });
   }
 
   async list(tenantId: number): Promise<App[]> {
     await this.tenants.get(tenantId);
-    return this.dataSource.getRepository(App).find({ where: { tenantId }, order: { id: 'ASC' } });
+    return this.transactions.manager.find(App, { where: { tenantId }, order: { id: 'ASC' } });
   }
 
   async rotateSecret(clientId: string): Promise<CreatedApp> {
@@ -112,7 +112,8 @@ export class AppsService {
     ) {
       throw new AppError('validation_failed', `ttl must be 60 to ${MAX_PRIVATE_TOKEN_TTL} seconds`);
     }
-    return this.dataSource.transaction(async (tx) => {
+    const issuer = (await publishedIssuer(this.transactions.manager)) ?? this.config.publicUrl;
+    return this.transactions.run(async (tx) => {
       const app = await this.lock(tx, clientId);
       if (!app.active) throw new AppError('validation_failed', `app ${clientId} is inactive`);
       const requested = scopes === undefined ? app.approvedScopes : parseScopeList(scopes);
@@ -132,9 +133,9 @@ export class AppsService {
         },
         requested,
         ttlSeconds,
-        tx,
+        issuer,
       );
-      await this.record(tx, app, 'app.issue_token', {
+      await this.record(app, 'app.issue_token', {
         token_id: token.tokenId,
         scope: token.scope,
         ttl: ttlSeconds,
@@ -149,30 +150,35 @@ export class AppsService {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tokenId)) {
       throw new AppError('not_found', `token ${tokenId} does not exist`);
     }
-    return this.dataSource.transaction(async (tx) => {
-      const rows: Array<{ tenant_id: number; client_id: string; revoked_at: Date }> =
-        await tx.query(
-          // As a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
-          `WITH revoked AS (
+    return this.transactions.run(async (tx) => {
+      const rows: Array<{
+        tenant_id: number;
+        client_id: string;
+        revoked_at: Date;
+        expires_at: Date;
+      }> = await tx.query(
+        // As a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
+        `WITH revoked AS (
            UPDATE app_tokens t SET revoked_at = COALESCE(t.revoked_at, now())
            FROM apps a WHERE t.jti = $1 AND a.tenant_id = t.tenant_id AND a.id = t.app_id
-           RETURNING t.tenant_id, a.client_id, t.revoked_at)
+           RETURNING t.tenant_id, a.client_id, t.revoked_at, t.expires_at)
          SELECT * FROM revoked`,
-          [tokenId],
-        );
+        [tokenId],
+      );
       const row = rows[0];
       if (!row) throw new AppError('not_found', `token ${tokenId} does not exist`);
-      await publishCredentialsEvent(tx, { kind: 'token', jti: tokenId });
-      await this.audit.record(
-        {
-          tenantId: row.tenant_id,
-          action: 'app.revoke_token',
-          targetType: 'app_token',
-          targetId: tokenId,
-          details: { client_id: row.client_id },
-        },
-        tx,
-      );
+      await publishCredentialsEvent(tx, {
+        kind: 'token',
+        jti: tokenId,
+        expiresAt: row.expires_at.getTime(),
+      });
+      await this.audit.record({
+        tenantId: row.tenant_id,
+        action: 'app.revoke_token',
+        targetType: 'app_token',
+        targetId: tokenId,
+        details: { client_id: row.client_id },
+      });
       return { tokenId, clientId: row.client_id, revokedAt: row.revoked_at };
     });
   }
@@ -184,12 +190,12 @@ export class AppsService {
     details: Record<string, unknown>,
     update: (app: App) => Partial<App>,
   ): Promise<App> {
-    return this.dataSource.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const app = await this.lock(tx, clientId);
       Object.assign(app, update(app));
       const saved = await tx.save(app);
       await publishCredentialsEvent(tx, { kind: 'app', appId: app.id });
-      await this.record(tx, saved, action, details);
+      await this.record(saved, action, details);
       return saved;
     });
   }
@@ -200,16 +206,14 @@ export class AppsService {
     return app;
   }
 
-  private record(
-    tx: EntityManager,
-    app: App,
-    action: string,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    return this.audit.record(
-      { tenantId: app.tenantId, action, targetType: 'app', targetId: app.clientId, details },
-      tx,
-    );
+  private record(app: App, action: string, details: Record<string, unknown>): Promise<void> {
+    return this.audit.record({
+      tenantId: app.tenantId,
+      action,
+      targetType: 'app',
+      targetId: app.clientId,
+      details,
+    });
   }
 }
 

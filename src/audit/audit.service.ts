@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { userInfo } from 'node:os';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Transactions } from '../common/transactions.js';
 import { AuditLogEntry } from './audit-log.entity.js';
 
 export interface AuditEvent {
@@ -22,10 +22,11 @@ function currentActor(): string {
 
 @Injectable()
 export class AuditService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly transactions: Transactions) {}
 
-  /** Writes in the caller's transaction when given one, so the record commits with the change. */
-  async record(event: AuditEvent, manager: EntityManager = this.dataSource.manager): Promise<void> {
+  /** Writes in the caller's transaction (Transactions.run), so it commits with the change. */
+  async record(event: AuditEvent): Promise<void> {
+    const manager = this.transactions.manager;
     await manager.insert(
       AuditLogEntry,
       manager.create(AuditLogEntry, {

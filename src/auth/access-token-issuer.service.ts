@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { TOKEN_TYPES } from './request-context.js';
 import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
@@ -31,30 +31,34 @@ export class AccessTokenIssuer {
     private readonly jwt: JwtService,
     private readonly keys: SigningKeys,
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
   ) {
     this.privateKey = createPrivateKey(keys.privateKeyPem);
   }
 
-  /** An app token for exactly these (already authorised) scopes. */
+  /**
+   * An app token for exactly these (already authorised) scopes, recorded in the caller's
+   * transaction when there is one. `issuer` defaults to this process's PUBLIC_URL; the CLI
+   * passes the one the server published.
+   */
   async issueAppToken(
     subject: TokenSubject,
     scopes: string[],
     ttlSeconds: number,
-    manager: EntityManager = this.dataSource.manager,
+    issuer = this.config.publicUrl,
   ): Promise<IssuedToken> {
     const jti = randomUUID();
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttlSeconds;
-    await manager.query(
+    await this.transactions.manager.query(
       `INSERT INTO app_tokens (jti, tenant_id, app_id, scopes, credentials_version, issued_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, to_timestamp($6), to_timestamp($7))`,
       [jti, subject.tenantId, subject.appId, scopes, subject.credentialsVersion, iat, exp],
     );
     const scope = scopes.join(' ');
     const claims: TokenClaims = {
-      iss: this.config.publicUrl,
-      aud: this.config.publicUrl,
+      iss: issuer,
+      aud: issuer,
       sub: subject.clientId,
       client_id: subject.clientId,
       tid: subject.tenantId,

@@ -2,9 +2,14 @@ import type { EntityManager } from 'typeorm';
 
 export const CREDENTIALS_CHANNEL = 'credentials_changed';
 
-/** What an admin action changed; every instance drops what it cached about it. */
+/**
+ * What an admin action changed; every instance drops what it cached about it. A revoked
+ * token or session carries its expiry (epoch ms): past it, nobody needs to remember it.
+ */
 export type CredentialsEvent =
-  { kind: 'app'; appId: number } | { kind: 'token'; jti: string } | { kind: 'session'; id: string };
+  | { kind: 'app'; appId: number }
+  | { kind: 'token'; jti: string; expiresAt: number }
+  | { kind: 'session'; id: string; expiresAt: number };
 
 /**
  * NOTIFY inside the caller's transaction: PostgreSQL delivers it at commit, so no instance

@@ -21,6 +21,12 @@ export interface AppCredentials {
 /** Even with notifications flowing, everything cached is dropped this often. */
 const RECONCILE_MS = 30_000;
 const RECONNECT_MS = 1_000;
+/**
+ * A half-open LISTEN connection (peer gone without a FIN) delivers nothing and reports
+ * nothing; a query every HEARTBEAT_MS that must answer within HEARTBEAT_TIMEOUT_MS finds it.
+ */
+const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_TIMEOUT_MS = 2_000;
 
 /**
  * What token checks need to know about apps and revocations, kept in memory so the common
@@ -38,8 +44,9 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('CredentialsState');
   private readonly apps = new Map<number, AppCredentials>();
   private readonly appIdsByClientId = new Map<string, number>();
-  private readonly revokedTokens = new Set<string>();
-  private readonly revokedSessions = new Set<string>();
+  /** Revoked, unexpired token and session ids → their expiry (epoch ms), pruned past it. */
+  private readonly revokedTokens = new Map<string, number>();
+  private readonly revokedSessions = new Map<string, number>();
   private generation = 0;
   private trusted = false;
   private listener?: pg.Client;
@@ -52,12 +59,14 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     await this.listen();
     const reconcile = setInterval(() => void this.refresh(), RECONCILE_MS);
     reconcile.unref();
-    this.timers.push(reconcile);
+    const heartbeat = setInterval(() => void this.heartbeat(), HEARTBEAT_MS);
+    heartbeat.unref();
+    this.timers.push(reconcile, heartbeat);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    this.timers.forEach(clearTimeout);
+    this.timers.forEach((timer) => clearTimeout(timer));
     await this.listener?.end().catch(() => undefined);
   }
 
@@ -103,10 +112,10 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
         break;
       }
       case 'token':
-        this.revokedTokens.add(event.jti);
+        this.revokedTokens.set(event.jti, event.expiresAt);
         break;
       case 'session':
-        this.revokedSessions.add(event.id);
+        this.revokedSessions.set(event.id, event.expiresAt);
         break;
     }
   }
@@ -134,6 +143,7 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     const client = new pg.Client({
       connectionString: url,
       application_name: 'storefront-listener',
+      keepAlive: true,
     });
     client.on('notification', (message) => this.onNotification(message.payload));
     client.on('error', () => this.onListenerLost(client));
@@ -177,6 +187,36 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
+  /** Drops the listener when it does not answer in time; it then reconnects. */
+  async heartbeat(): Promise<void> {
+    const client = this.listener;
+    if (!client) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('heartbeat timed out')), HEARTBEAT_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([client.query('SELECT 1'), timeout]);
+    } catch {
+      this.logger.warn('credentials listener did not answer; reconnecting');
+      this.onListenerLost(client);
+      // Not awaited: a half-open socket may never finish closing.
+      void client.end().catch(() => undefined);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether checks are answered from memory (the LISTEN connection is up). */
+  get cacheTrusted(): boolean {
+    return this.trusted;
+  }
+
+  /** For tests: the revoked ids held in memory. */
+  get revokedCount(): { tokens: number; sessions: number } {
+    return { tokens: this.revokedTokens.size, sessions: this.revokedSessions.size };
+  }
+
   private distrust(): void {
     this.trusted = false;
     this.generation++;
@@ -189,7 +229,8 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     this.timers.push(timer);
   }
 
-  private async refresh(): Promise<void> {
+  /** Reloads everything cached (every RECONCILE_MS; tests call it directly). */
+  async refresh(): Promise<void> {
     try {
       await this.reload();
       this.trusted = this.listener !== undefined;
@@ -200,22 +241,30 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * Drops cached apps and reloads the (small) sets of revoked, unexpired tokens and sessions.
-   * Revocation is permanent, so the sets only grow: a union keeps any event that arrived
-   * while the query ran.
+   * A union keeps any event that arrived while the query ran; ids past their expiry are
+   * forgotten (an expired token fails its own check), so the sets do not grow without end.
    */
   private async reload(): Promise<void> {
     this.generation++;
     this.apps.clear();
     this.appIdsByClientId.clear();
     const [tokens, sessions] = await Promise.all([
-      this.dataSource.query<Array<{ id: string }>>(
-        'SELECT jti AS id FROM app_tokens WHERE revoked_at IS NOT NULL AND expires_at > now()',
+      this.dataSource.query<Array<{ id: string; expires_at: Date }>>(
+        'SELECT jti AS id, expires_at FROM app_tokens WHERE revoked_at IS NOT NULL AND expires_at > now()',
       ),
-      this.dataSource.query<Array<{ id: string }>>(
-        'SELECT id FROM customer_sessions WHERE revoked_at IS NOT NULL AND expires_at > now()',
+      this.dataSource.query<Array<{ id: string; expires_at: Date }>>(
+        'SELECT id, expires_at FROM customer_sessions WHERE revoked_at IS NOT NULL AND expires_at > now()',
       ),
     ]);
-    for (const { id } of tokens) this.revokedTokens.add(id);
-    for (const { id } of sessions) this.revokedSessions.add(id);
+    for (const { id, expires_at } of tokens) this.revokedTokens.set(id, expires_at.getTime());
+    for (const { id, expires_at } of sessions) this.revokedSessions.set(id, expires_at.getTime());
+    pruneExpired(this.revokedTokens);
+    pruneExpired(this.revokedSessions);
   }
+}
+
+/** Forgets ids whose token expired more than the verifier's clock leeway ago. */
+function pruneExpired(revoked: Map<string, number>): void {
+  const horizon = Date.now() - 60_000;
+  for (const [id, expiresAt] of revoked) if (expiresAt < horizon) revoked.delete(id);
 }

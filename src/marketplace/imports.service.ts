@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import type { HttpResult } from '../common/http/http-result.js';
@@ -17,7 +16,6 @@ export class ImportsService {
     private readonly imports: ImportsRepository,
     private readonly queue: JobQueue,
     private readonly transactions: Transactions,
-    private readonly dataSource: DataSource,
   ) {}
 
   /** 202 with the ack the first time; 200 with the current state for a repeat. */
@@ -54,7 +52,7 @@ export class ImportsService {
     externalOrderId: string,
   ): Promise<ImportStatusDto> {
     const row = await this.imports.find(
-      this.dataSource.manager,
+      this.transactions.manager,
       ctx.tenantId,
       marketplace,
       externalOrderId,

@@ -7,14 +7,19 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { AppCtx, Authenticated, Ctx } from '../auth/authenticated.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
-import type { RequestContext } from '../auth/request-context.js';
-import type { HttpResult } from '../common/http/http-result.js';
+import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import type { Page } from '../common/pagination.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
-import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
+import {
+  IDEMPOTENCY_ERRORS,
+  Idempotent,
+  IdempotentRequest,
+  sendResult,
+} from '../idempotency/idempotent.decorator.js';
+import { Idempotency, type IdempotentCall } from '../idempotency/idempotency.service.js';
 import { CreateOrderDto } from './dto/create-order.dto.js';
 import { ChangeStatusDto, ListOrdersQuery } from './dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from './dto/order.dto.js';
@@ -23,7 +28,10 @@ import { OrdersService } from './orders.service.js';
 @ApiTags('orders')
 @Controller('v1/orders')
 export class OrdersController {
-  constructor(private readonly orders: OrdersService) {}
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly idempotency: Idempotency,
+  ) {}
 
   @Post()
   @Authenticated(appScope('orders:write'))
@@ -41,12 +49,16 @@ export class OrdersController {
     unknown_customer: '`customer.id` is not a customer of this tenant',
   })
   async create(
-    @Ctx() ctx: RequestContext,
+    @AppCtx() ctx: AppContext,
     @Body() dto: CreateOrderDto,
-    @Res() _reply: FastifyReply,
-  ): Promise<HttpResult<OrderDto>> {
-    const order = await this.orders.create(ctx, dto);
-    return { status: 201, headers: { location: `/v1/orders/${order.id}` }, body: order };
+    @IdempotentRequest() call: IdempotentCall | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const result = await this.idempotency.run(call, async () => {
+      const order = await this.orders.create(ctx, dto);
+      return { status: 201, headers: { location: `/v1/orders/${order.id}` }, body: order };
+    });
+    sendResult(reply, result);
   }
 
   @Get()

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { OrderWriter } from './order-writer.js';
 import { OrdersController } from './orders.controller.js';
 import { OrdersRepository } from './orders.repository.js';
 import { OrdersService } from './orders.service.js';
@@ -7,7 +8,7 @@ import { OrdersService } from './orders.service.js';
 @Module({
   imports: [IdempotencyModule],
   controllers: [OrdersController],
-  providers: [OrdersService, OrdersRepository],
-  exports: [OrdersService, OrdersRepository],
+  providers: [OrdersService, OrdersRepository, OrderWriter],
+  exports: [OrdersService, OrdersRepository, OrderWriter],
 })
 export class OrdersModule {}

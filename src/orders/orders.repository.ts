@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { offsetOf, type PageQuery } from '../common/pagination.js';
 import { requireTenant } from '../common/tenant-scope.js';
-import { INITIAL_ORDER_STATUS, type OrderStatus } from './order-status.js';
-import type { PricedLine } from './pricing.js';
+import type { OrderScope } from './order-scope.js';
+import type { OrderStatus } from './order-status.js';
 
 export interface OrderRow {
   id: number;
@@ -37,31 +37,6 @@ export interface ItemRow {
   total_minor: number;
 }
 
-export interface NewOrder {
-  currency: string;
-  totalMinor: number;
-  customerId: number | null;
-  customer: { name: string; email: string; phone?: string | null };
-  shipping: {
-    country: string;
-    city: string;
-    district?: string | null;
-    address: string;
-    postal_code?: string | null;
-  };
-  source: 'api' | 'marketplace';
-  marketplace?: string | null;
-  externalOrderId?: string | null;
-  appId: number | null;
-}
-
-/** Who may see an order: the whole tenant, or one customer of it. */
-export interface OrderFilter {
-  tenantId: number;
-  customerId?: number;
-  status?: OrderStatus;
-}
-
 const ORDER_COLUMNS = `id, status, currency, total_minor, customer_id, customer_name, customer_email,
   customer_phone, shipping_country, shipping_city, shipping_district, shipping_address,
   shipping_postal_code, source, marketplace, external_order_id, created_at, updated_at`;
@@ -69,70 +44,12 @@ const ORDER_COLUMNS = `id, status, currency, total_minor, customer_id, customer_
 /** Order SQL. Every statement takes the tenant first; each runs in the caller's transaction. */
 @Injectable()
 export class OrdersRepository {
-  async insert(m: EntityManager, tenantId: number, o: NewOrder): Promise<OrderRow> {
-    requireTenant(tenantId);
-    const rows: OrderRow[] = await m.query(
-      `INSERT INTO orders (tenant_id, currency, total_minor, customer_id, customer_name, customer_email,
-         customer_phone, shipping_country, shipping_city, shipping_district, shipping_address,
-         shipping_postal_code, source, marketplace, external_order_id, app_id, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-       RETURNING ${ORDER_COLUMNS}`,
-      [
-        tenantId,
-        o.currency,
-        o.totalMinor,
-        o.customerId,
-        o.customer.name,
-        o.customer.email,
-        o.customer.phone ?? null,
-        o.shipping.country,
-        o.shipping.city,
-        o.shipping.district ?? null,
-        o.shipping.address,
-        o.shipping.postal_code ?? null,
-        o.source,
-        o.marketplace ?? null,
-        o.externalOrderId ?? null,
-        o.appId,
-        INITIAL_ORDER_STATUS,
-      ],
-    );
-    return rows[0];
-  }
-
-  async insertItems(
-    m: EntityManager,
-    tenantId: number,
-    orderId: number,
-    lines: PricedLine[],
-  ): Promise<ItemRow[]> {
-    requireTenant(tenantId);
-    return m.query(
-      `INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor)
-       SELECT $1, $2, l.line_no, l.product_id, l.sku, l.name, l.quantity, l.unit_price, l.total
-       FROM unnest($3::smallint[], $4::bigint[], $5::text[], $6::text[], $7::int[], $8::bigint[], $9::bigint[])
-         AS l(line_no, product_id, sku, name, quantity, unit_price, total)
-       RETURNING order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor`,
-      [
-        tenantId,
-        orderId,
-        lines.map((_, i) => i + 1),
-        lines.map((l) => l.productId),
-        lines.map((l) => l.sku),
-        lines.map((l) => l.name),
-        lines.map((l) => l.quantity),
-        lines.map((l) => l.unitPriceMinor),
-        lines.map((l) => l.totalMinor),
-      ],
-    );
-  }
-
   async page(
     m: EntityManager,
-    filter: OrderFilter,
-    query: PageQuery,
+    scope: OrderScope,
+    query: PageQuery & { status?: OrderStatus },
   ): Promise<{ rows: OrderRow[]; total: number }> {
-    const { where, params } = whereClause(filter);
+    const { where, params } = whereClause(scope, query.status);
     const [rows, count] = await Promise.all([
       m.query<OrderRow[]>(
         `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where}
@@ -149,11 +66,11 @@ export class OrdersRepository {
 
   async find(
     m: EntityManager,
-    filter: OrderFilter,
+    scope: OrderScope,
     id: number,
     lock = false,
   ): Promise<OrderRow | undefined> {
-    const { where, params } = whereClause(filter);
+    const { where, params } = whereClause(scope);
     const rows: OrderRow[] = await m.query(
       `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where} AND id = $${params.length + 1}${lock ? ' FOR UPDATE' : ''}`,
       [...params, id],
@@ -214,49 +131,26 @@ export class OrdersRepository {
       );
     return new Map(rows.map((r) => [r.id, r]));
   }
-
-  async customerById(m: EntityManager, tenantId: number, id: number): Promise<number | undefined> {
-    requireTenant(tenantId);
-    const rows: Array<{ id: number }> = await m.query(
-      'SELECT id FROM customers WHERE tenant_id = $1 AND id = $2',
-      [tenantId, id],
-    );
-    return rows[0]?.id;
-  }
-
-  async customerByEmail(
-    m: EntityManager,
-    tenantId: number,
-    email: string,
-  ): Promise<number | undefined> {
-    requireTenant(tenantId);
-    const rows: Array<{ id: number }> = await m.query(
-      'SELECT id FROM customers WHERE tenant_id = $1 AND lower(email) = lower($2)',
-      [tenantId, email],
-    );
-    return rows[0]?.id;
-  }
-
-  async tenantCurrency(m: EntityManager, tenantId: number): Promise<string> {
-    requireTenant(tenantId);
-    const rows: Array<{ currency: string }> = await m.query(
-      'SELECT currency FROM tenants WHERE id = $1',
-      [tenantId],
-    );
-    return rows[0].currency;
-  }
 }
 
-function whereClause(filter: OrderFilter): { where: string; params: unknown[] } {
-  requireTenant(filter.tenantId);
+/** The scope's condition, exhaustively: a customer scope always adds its customer. */
+function whereClause(
+  scope: OrderScope,
+  status?: OrderStatus,
+): { where: string; params: unknown[] } {
+  requireTenant(scope.tenantId);
   const conditions = ['tenant_id = $1'];
-  const params: unknown[] = [filter.tenantId];
-  if (filter.customerId !== undefined) {
-    params.push(filter.customerId);
-    conditions.push(`customer_id = $${params.length}`);
+  const params: unknown[] = [scope.tenantId];
+  switch (scope.kind) {
+    case 'tenant':
+      break;
+    case 'customer':
+      params.push(scope.customerId);
+      conditions.push(`customer_id = $${params.length}`);
+      break;
   }
-  if (filter.status !== undefined) {
-    params.push(filter.status);
+  if (status !== undefined) {
+    params.push(status);
     conditions.push(`status = $${params.length}`);
   }
   return { where: conditions.join(' AND '), params };

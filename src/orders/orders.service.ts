@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { RequestContext } from '../auth/request-context.js';
+import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import { toPage, type Page } from '../common/pagination.js';
 import { Transactions } from '../common/transactions.js';
@@ -8,8 +7,10 @@ import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
 import type { ListOrdersQuery } from './dto/order-queries.dto.js';
 import { toOrderDto } from './order.mapper.js';
+import { orderScopeOf, tenantScope } from './order-scope.js';
 import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
-import { OrdersRepository, type OrderFilter } from './orders.repository.js';
+import { OrderWriter } from './order-writer.js';
+import { OrdersRepository } from './orders.repository.js';
 import { priceLines } from './pricing.js';
 
 /** Who changes a status: an app through the API, or an admin through the CLI. */
@@ -22,12 +23,15 @@ export interface StatusActor {
 export class OrdersService {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly writer: OrderWriter,
     private readonly transactions: Transactions,
-    private readonly dataSource: DataSource,
   ) {}
 
-  /** Prices from the catalog now, in the tenant currency; joins an ambient transaction (Idempotency-Key). */
-  create(ctx: RequestContext, dto: CreateOrderDto): Promise<OrderDto> {
+  /**
+   * Prices from the active catalog now; then the order writer's one statement. Joins an
+   * ambient transaction (Idempotency-Key).
+   */
+  create(ctx: AppContext, dto: CreateOrderDto): Promise<OrderDto> {
     return this.transactions.run(async (m) => {
       const tenantId = ctx.tenantId;
       const products = await this.orders.activeProducts(m, tenantId, [
@@ -45,12 +49,9 @@ export class OrdersService {
         throw new AppError(
           'unknown_product',
           `${unknown.length} order line(s) name a product that is not in the active catalog`,
-          {
-            details: unknown,
-          },
+          { details: unknown },
         );
       }
-      const customerId = await this.linkCustomer(m, tenantId, dto.customer);
       const priced = priceLines(
         dto.items.map((item) => {
           const product = products.get(item.product_id)!;
@@ -63,27 +64,24 @@ export class OrdersService {
           };
         }),
       );
-      const row = await this.orders.insert(m, tenantId, {
-        currency: await this.orders.tenantCurrency(m, tenantId),
-        totalMinor: priced.totalMinor,
-        customerId,
+      const { id, email } = dto.customer;
+      const written = await this.writer.write(m, {
+        tenantId,
         customer: dto.customer,
+        link: id === undefined ? { kind: 'email', email } : { kind: 'id', id },
         shipping: dto.shipping_address,
+        lines: priced.lines,
+        totalMinor: priced.totalMinor,
         source: 'api',
         appId: ctx.appId,
       });
-      const items = await this.orders.insertItems(m, tenantId, row.id, priced.lines);
-      return toOrderDto(row, items);
+      return toOrderDto(written.order, written.items);
     });
   }
 
   async list(ctx: RequestContext, query: ListOrdersQuery): Promise<Page<OrderDto>> {
-    const m = this.dataSource.manager;
-    const { rows, total } = await this.orders.page(
-      m,
-      { ...visibleTo(ctx), status: query.status },
-      query,
-    );
+    const m = this.transactions.manager;
+    const { rows, total } = await this.orders.page(m, orderScopeOf(ctx), query);
     const items = await this.orders.items(
       m,
       ctx.tenantId,
@@ -98,8 +96,8 @@ export class OrdersService {
 
   /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */
   async get(ctx: RequestContext, id: number): Promise<OrderDto> {
-    const m = this.dataSource.manager;
-    const row = await this.orders.find(m, visibleTo(ctx), id);
+    const m = this.transactions.manager;
+    const row = await this.orders.find(m, orderScopeOf(ctx), id);
     if (!row) throw notFound(id);
     const items = await this.orders.items(m, ctx.tenantId, [id]);
     return toOrderDto(row, items.get(id) ?? []);
@@ -111,7 +109,7 @@ export class OrdersService {
    */
   changeStatus(by: StatusActor, id: number, to: OrderStatus): Promise<OrderDto> {
     return this.transactions.run(async (m) => {
-      const current = await this.orders.find(m, { tenantId: by.tenantId }, id, true);
+      const current = await this.orders.find(m, tenantScope(by.tenantId), id, true);
       if (!current) throw notFound(id);
       if (!canTransition(current.status, to)) {
         const allowed = ORDER_TRANSITIONS[current.status];
@@ -134,32 +132,6 @@ export class OrdersService {
       return toOrderDto(row, items.get(id) ?? []);
     });
   }
-
-  private async linkCustomer(
-    m: Parameters<OrdersRepository['customerById']>[0],
-    tenantId: number,
-    customer: CreateOrderDto['customer'],
-  ): Promise<number | null> {
-    if (customer.id === undefined)
-      return (await this.orders.customerByEmail(m, tenantId, customer.email)) ?? null;
-    const id = await this.orders.customerById(m, tenantId, customer.id);
-    if (id === undefined) {
-      throw new AppError(
-        'unknown_customer',
-        `customer ${customer.id} is not a customer of this tenant`,
-        {
-          details: [{ field: 'customer.id', message: 'is not a customer of this tenant' }],
-        },
-      );
-    }
-    return id;
-  }
-}
-
-function visibleTo(ctx: RequestContext): OrderFilter {
-  return ctx.kind === 'customer'
-    ? { tenantId: ctx.tenantId, customerId: ctx.customerId }
-    : { tenantId: ctx.tenantId };
 }
 
 function notFound(id: number): AppError {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Transactions } from '../common/transactions.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AppError } from '../common/errors/app-error.js';
 import { TenantsService } from '../tenants/tenants.service.js';
@@ -16,14 +16,14 @@ const IMPORT_BATCH = 1000;
 @Injectable()
 export class ProductsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
     private readonly audit: AuditService,
   ) {}
 
   async create(tenantId: number, input: ProductInput): Promise<Product> {
     await this.tenants.get(tenantId);
-    return this.dataSource.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const result = await tx
         .createQueryBuilder()
         .insert()
@@ -45,16 +45,13 @@ export class ProductsService {
           `sku "${input.sku}" already exists in tenant ${tenantId}`,
         );
       const product = await tx.findOneByOrFail(Product, { tenantId, id: created.id });
-      await this.audit.record(
-        {
-          tenantId,
-          action: 'product.create',
-          targetType: 'product',
-          targetId: product.id,
-          details: { sku: product.sku },
-        },
-        tx,
-      );
+      await this.audit.record({
+        tenantId,
+        action: 'product.create',
+        targetType: 'product',
+        targetId: product.id,
+        details: { sku: product.sku },
+      });
       return product;
     });
   }
@@ -69,7 +66,7 @@ export class ProductsService {
     options: { hasActiveColumn: boolean; onProgress?: (done: number) => void },
   ): Promise<ImportResult> {
     await this.tenants.get(tenantId);
-    return this.dataSource.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const result: ImportResult = { inserted: 0, updated: 0 };
       for (let start = 0; start < rows.length; start += IMPORT_BATCH) {
         const batch = rows.slice(start, start + IMPORT_BATCH);
@@ -97,16 +94,13 @@ export class ProductsService {
         result.updated += written.length - inserted;
         options.onProgress?.(start + batch.length);
       }
-      await this.audit.record(
-        {
-          tenantId,
-          action: 'product.import',
-          targetType: 'tenant',
-          targetId: tenantId,
-          details: { ...result },
-        },
-        tx,
-      );
+      await this.audit.record({
+        tenantId,
+        action: 'product.import',
+        targetType: 'tenant',
+        targetId: tenantId,
+        details: { ...result },
+      });
       return result;
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Transactions } from '../common/transactions.js';
 import type { App } from '../apps/app.entity.js';
 import { AppsService } from '../apps/apps.service.js';
 import { AuditLogEntry } from '../audit/audit-log.entity.js';
@@ -32,30 +32,32 @@ const DEMO_SEEDED = 'seed.demo';
 @Injectable()
 export class DemoSeedService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
     private readonly apps: AppsService,
     private readonly audit: AuditService,
   ) {}
 
-  /** A new demo tenant with a small catalog and one app holding every scope. */
-  seed(manager?: EntityManager): Promise<DemoData> {
-    const run = async (tx: EntityManager): Promise<DemoData> => {
-      const tenant = await this.tenants.create({ name: 'Demo Store', currency: 'USD' }, tx);
+  /** A new demo tenant with a small catalog and one app holding every scope, in one transaction. */
+  seed(): Promise<DemoData> {
+    return this.transactions.run(async (tx) => {
+      const tenant = await this.tenants.create({ name: 'Demo Store', currency: 'USD' });
       const products = await tx.save(
         DEMO_CATALOG.map((p) => tx.create(Product, { ...p, tenantId: tenant.id, active: true })),
       );
-      const { app, clientSecret } = await this.apps.create(
-        { tenantId: tenant.id, name: 'Demo app', scopes: APP_SCOPES.join(' ') },
-        tx,
-      );
-      await this.audit.record(
-        { tenantId: tenant.id, action: DEMO_SEEDED, targetType: 'tenant', targetId: tenant.id },
-        tx,
-      );
+      const { app, clientSecret } = await this.apps.create({
+        tenantId: tenant.id,
+        name: 'Demo app',
+        scopes: APP_SCOPES.join(' '),
+      });
+      await this.audit.record({
+        tenantId: tenant.id,
+        action: DEMO_SEEDED,
+        targetType: 'tenant',
+        targetId: tenant.id,
+      });
       return { tenant, app, clientSecret, products };
-    };
-    return manager ? run(manager) : this.dataSource.transaction(run);
+    });
   }
 
   /**
@@ -63,10 +65,10 @@ export class DemoSeedService {
    * tenants made earlier with the CLI do not count). Undefined when there was nothing to do.
    */
   seedOnce(): Promise<DemoData | undefined> {
-    return this.dataSource.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [FIRST_START_LOCK]);
       const seeded = await tx.exists(AuditLogEntry, { where: { action: DEMO_SEEDED } });
-      return seeded ? undefined : this.seed(tx);
+      return seeded ? undefined : this.seed();
     });
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Transactions } from '../common/transactions.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AppError } from '../common/errors/app-error.js';
 import { isCurrencyCode } from '../common/currency.js';
@@ -9,14 +9,12 @@ import { hasCharLength } from '../common/char-length.js';
 @Injectable()
 export class TenantsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly audit: AuditService,
   ) {}
 
-  async create(
-    input: { name: string; currency: string },
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<Tenant> {
+  /** Joins the caller's transaction when there is one. */
+  async create(input: { name: string; currency: string }): Promise<Tenant> {
     const name = input.name.trim();
     const currency = input.currency.trim().toUpperCase();
     if (!hasCharLength(name, 1, 200)) {
@@ -28,30 +26,29 @@ export class TenantsService {
         `currency must be an ISO 4217 code, got "${input.currency}"`,
       );
     }
-    return manager.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const tenant = await tx.save(tx.create(Tenant, { name, currency }));
-      await this.audit.record(
-        {
-          tenantId: tenant.id,
-          action: 'tenant.create',
-          targetType: 'tenant',
-          targetId: tenant.id,
-          details: { name, currency },
-        },
-        tx,
-      );
+      await this.audit.record({
+        tenantId: tenant.id,
+        action: 'tenant.create',
+        targetType: 'tenant',
+        targetId: tenant.id,
+        details: { name, currency },
+      });
       return tenant;
     });
   }
 
   list(): Promise<Tenant[]> {
-    return this.dataSource.getRepository(Tenant).find({ order: { id: 'ASC' } });
+    return this.transactions.manager.find(Tenant, { order: { id: 'ASC' } });
   }
 
   /** The tenant or 404-style not_found; ids are positive integers. */
-  async get(id: number, manager: EntityManager = this.dataSource.manager): Promise<Tenant> {
+  async get(id: number): Promise<Tenant> {
     const tenant =
-      Number.isSafeInteger(id) && id > 0 ? await manager.findOneBy(Tenant, { id }) : null;
+      Number.isSafeInteger(id) && id > 0
+        ? await this.transactions.manager.findOneBy(Tenant, { id })
+        : null;
     if (!tenant) throw new AppError('not_found', `tenant ${id} does not exist`);
     return tenant;
   }

@@ -1,10 +1,14 @@
 import { InitialSchema1763800000000 } from './1763800000000-initial-schema.js';
 import { IdempotencyResponseHeaders1763900000000 } from './1763900000000-idempotency-response-headers.js';
 import { RateLimits1764000000000 } from './1764000000000-rate-limits.js';
+import { ExpiryIndexes1764000000001 } from './1764000000001-expiry-indexes.js';
+import { ServiceSettings1764000000002 } from './1764000000002-service-settings.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
   InitialSchema1763800000000,
   IdempotencyResponseHeaders1763900000000,
   RateLimits1764000000000,
+  ExpiryIndexes1764000000001,
+  ServiceSettings1764000000002,
 ];

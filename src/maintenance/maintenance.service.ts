@@ -1,0 +1,42 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Transactions } from '../common/transactions.js';
+import { AppConfig } from '../config/app-config.js';
+import { JobQueue } from '../queue/job-queue.service.js';
+import { purgeExpiredRows, type PurgeCounts } from './expired-rows.js';
+
+export const MAINTENANCE_QUEUE = 'maintenance';
+/** Every five minutes (UTC), once per cluster. */
+export const MAINTENANCE_CRON = '*/5 * * * *';
+
+/**
+ * Periodic work on pg-boss's schedule: the queue's cron monitor sends one job per slot for
+ * the whole cluster and one worker takes it, where a `setInterval` would run in every
+ * process. Processes with WORKER=off only keep the schedule.
+ */
+@Injectable()
+export class Maintenance implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Maintenance');
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly transactions: Transactions,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { boss } = this.queue;
+    await boss.createQueue(MAINTENANCE_QUEUE, { name: MAINTENANCE_QUEUE, retryLimit: 0 });
+    await boss.schedule(MAINTENANCE_QUEUE, MAINTENANCE_CRON);
+    if (this.config.WORKER === 'off') return;
+    await boss.work(MAINTENANCE_QUEUE, async () => {
+      await this.purgeExpired();
+    });
+  }
+
+  async purgeExpired(): Promise<PurgeCounts> {
+    const counts = await purgeExpiredRows(this.transactions.manager);
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    if (total > 0) this.logger.log({ purged: counts }, 'expired rows purged');
+    return counts;
+  }
+}

@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AppError } from '../common/errors/app-error.js';
+import { requireTenant } from '../common/tenant-scope.js';
+import { INITIAL_ORDER_STATUS } from './order-status.js';
+import type { ItemRow, OrderRow } from './orders.repository.js';
+import type { PricedLine } from './pricing.js';
+
+/**
+ * How the order finds its customer: `id` must be a customer of the tenant (else 422
+ * unknown_customer); `id-or-email` takes the id when it is one, else a registered customer
+ * with the email (marketplace imports); `email` links by email only.
+ */
+export type CustomerLink =
+  | { kind: 'id'; id: number }
+  | { kind: 'id-or-email'; id: number; email: string }
+  | { kind: 'email'; email: string };
+
+export interface OrderDraft {
+  tenantId: number;
+  customer: { name: string; email: string; phone?: string | null };
+  link: CustomerLink;
+  shipping: {
+    country: string;
+    city: string;
+    district?: string | null;
+    address: string;
+    postal_code?: string | null;
+  };
+  lines: PricedLine[];
+  totalMinor: number;
+  source: 'api' | 'marketplace';
+  marketplace?: string | null;
+  externalOrderId?: string | null;
+  appId: number | null;
+}
+
+export interface WrittenOrder {
+  order: OrderRow;
+  items: ItemRow[];
+}
+
+/** PostgreSQL's name for the orders → customers foreign key. */
+const CUSTOMER_FOREIGN_KEY = 'orders_tenant_id_customer_id_fkey';
+
+/**
+ * The one place orders are written (API create, marketplace import, and what comes next:
+ * seeding, events, counters hook in here). One statement, in the caller's transaction:
+ * the customer link, the tenant's currency, the order and its lines together.
+ */
+@Injectable()
+export class OrderWriter {
+  async write(m: EntityManager, draft: OrderDraft): Promise<WrittenOrder> {
+    requireTenant(draft.tenantId);
+    const { link } = draft;
+    try {
+      const rows: Array<{ order: Record<string, unknown>; items: ItemRow[] }> = await m.query(
+        `WITH linked AS (
+           SELECT CASE $2::text
+             WHEN 'id' THEN $3::bigint
+             WHEN 'id-or-email' THEN COALESCE(
+               (SELECT id FROM customers WHERE tenant_id = $1 AND id = $3::bigint),
+               (SELECT id FROM customers WHERE tenant_id = $1 AND lower(email) = lower($4)))
+             ELSE (SELECT id FROM customers WHERE tenant_id = $1 AND lower(email) = lower($4))
+           END AS customer_id),
+         o AS (
+           INSERT INTO orders (tenant_id, currency, total_minor, customer_id, customer_name,
+             customer_email, customer_phone, shipping_country, shipping_city, shipping_district,
+             shipping_address, shipping_postal_code, source, marketplace, external_order_id,
+             app_id, status)
+           SELECT $1, t.currency, $5, linked.customer_id, $6, $7, $8, $9, $10, $11, $12, $13,
+             $14, $15, $16, $17, $18
+           FROM tenants t, linked WHERE t.id = $1
+           RETURNING *),
+         i AS (
+           INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name,
+             quantity, unit_price_minor, total_minor)
+           SELECT o.tenant_id, o.id, l.line_no, l.product_id, l.sku, l.name, l.quantity,
+             l.unit_price, l.total
+           FROM o, unnest($19::smallint[], $20::bigint[], $21::text[], $22::text[], $23::int[],
+             $24::bigint[], $25::bigint[]) AS l(line_no, product_id, sku, name, quantity, unit_price, total)
+           RETURNING order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor)
+         SELECT row_to_json(o) AS order,
+           (SELECT json_agg(i ORDER BY i.line_no) FROM i) AS items
+         FROM o`,
+        [
+          draft.tenantId,
+          link.kind,
+          link.kind === 'email' ? null : link.id,
+          link.kind === 'id' ? null : link.email,
+          draft.totalMinor,
+          draft.customer.name,
+          draft.customer.email,
+          draft.customer.phone ?? null,
+          draft.shipping.country,
+          draft.shipping.city,
+          draft.shipping.district ?? null,
+          draft.shipping.address,
+          draft.shipping.postal_code ?? null,
+          draft.source,
+          draft.marketplace ?? null,
+          draft.externalOrderId ?? null,
+          draft.appId,
+          INITIAL_ORDER_STATUS,
+          draft.lines.map((_, i) => i + 1),
+          draft.lines.map((l) => l.productId),
+          draft.lines.map((l) => l.sku),
+          draft.lines.map((l) => l.name),
+          draft.lines.map((l) => l.quantity),
+          draft.lines.map((l) => l.unitPriceMinor),
+          draft.lines.map((l) => l.totalMinor),
+        ],
+      );
+      const row = rows[0];
+      if (!row) throw new Error(`tenant ${draft.tenantId} does not exist`);
+      return { order: fromJson(row.order), items: row.items };
+    } catch (error) {
+      if (
+        link.kind === 'id' &&
+        (error as { constraint?: string }).constraint === CUSTOMER_FOREIGN_KEY
+      ) {
+        throw unknownCustomer(link.id);
+      }
+      throw error;
+    }
+  }
+}
+
+export function unknownCustomer(id: number): AppError {
+  return new AppError('unknown_customer', `customer ${id} is not a customer of this tenant`, {
+    details: [{ field: 'customer.id', message: 'is not a customer of this tenant' }],
+  });
+}
+
+/** row_to_json gives timestamps as text; the rest of the row is already in shape. */
+function fromJson(order: Record<string, unknown>): OrderRow {
+  return {
+    ...(order as unknown as OrderRow),
+    created_at: new Date(order.created_at as string),
+    updated_at: new Date(order.updated_at as string),
+  };
+}
