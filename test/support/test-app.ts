@@ -27,8 +27,10 @@ export async function createTestApp(
   imports: Array<Type | DynamicModule> = [],
   /** Receives the service's JSON log lines (set LOG_LEVEL in `env` to have any). */
   logDestination?: DestinationStream,
+  /** Another instance on an existing test database, instead of a fresh one. */
+  existingDatabaseUrl?: string,
 ): Promise<TestApp> {
-  const databaseUrl = await createTestDatabase();
+  const databaseUrl = existingDatabaseUrl ?? (await createTestDatabase());
   const dataDir = await mkdtemp(join(tmpdir(), 'storefront-app-'));
   const config = loadAppConfig({
     NODE_ENV: 'test',

@@ -39,7 +39,7 @@ export class SyncedRateLimiter implements OnApplicationBootstrap, OnApplicationS
   constructor(private readonly dataSource: DataSource) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sync(), SYNC_INTERVAL_MS);
+    this.timer = setInterval(() => this.tick(), SYNC_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -65,18 +65,29 @@ export class SyncedRateLimiter implements OnApplicationBootstrap, OnApplicationS
     return rateLimitHeaders(rule, rule.limit - used - 1, resetSeconds);
   }
 
-  /** Adds the unsynced hits to the shared rows in one statement and reads the totals back. */
+  /** Adds this instance's new hits to the shared rows and reads every live total back, in one statement. */
   sync(): Promise<void> {
-    this.syncing ??= this.flush().finally(() => (this.syncing = undefined));
-    return this.syncing;
+    // After the one in flight, if any: its snapshot may predate what the caller waits for.
+    const run = (this.syncing ?? Promise.resolve()).then(() => this.flush());
+    const tracked: Promise<void> = run.finally(() => {
+      if (this.syncing === tracked) this.syncing = undefined;
+    });
+    this.syncing = tracked;
+    return tracked;
+  }
+
+  /** The timer's turn: skipped while a sync is still running, so slow rounds never pile up. */
+  private tick(): void {
+    if (!this.syncing) void this.sync();
   }
 
   private async flush(): Promise<void> {
     const now = Date.now();
     const batch: Array<[string, WindowCounter, number]> = [];
+    // Every live window, even without new hits here: adding 0 reads the others' hits back.
     for (const [id, counter] of this.counters) {
       if (counter.windowEnd <= now && counter.unsynced === 0) this.counters.delete(id);
-      else if (counter.unsynced > 0) batch.push([id, counter, counter.unsynced]);
+      else batch.push([id, counter, counter.unsynced]);
     }
     if (batch.length === 0) return;
     try {
