@@ -6,6 +6,7 @@ import { parseScopeList } from '../auth/scopes.js';
 import { AppError } from '../common/errors/app-error.js';
 import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.service.js';
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
+import { SyncedRateLimiter } from '../common/rate-limit/synced-rate-limiter.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { invalidClient, parseTokenRequest } from './token-request.js';
@@ -25,7 +26,8 @@ const WINDOW_SECONDS = 60;
  * Limits never let strangers lock an app out: failures are counted per caller address
  * (beyond the limit they answer 429), and the per-client issuance limit counts tokens
  * actually issued, which takes the secret. A 256-bit secret cannot be guessed, so failures
- * are never held against the app itself.
+ * are never held against the app itself. Failures are counted exactly (one upsert, only on
+ * failure); issuance in memory and synced across instances (no round trip on success).
  */
 @Injectable()
 export class TokenEndpointService {
@@ -37,6 +39,7 @@ export class TokenEndpointService {
     private readonly issuer: AccessTokenIssuer,
     private readonly secrets: ServerSecrets,
     private readonly limiter: ExactRateLimiter,
+    private readonly issuance: SyncedRateLimiter,
     private readonly config: AppConfig,
   ) {
     this.perClient = {
@@ -78,7 +81,8 @@ export class TokenEndpointService {
       );
     }
 
-    const headers = await this.limiter.reserve(this.perClient, app.clientId);
+    // On the hot path, and it takes the secret to be counted: decided in memory, synced.
+    const headers = this.issuance.hit(this.perClient, app.clientId);
     const issued = await this.issuer.issueAppToken(
       {
         appId: app.id,
