@@ -43,7 +43,6 @@ export class OrdersService {
         .map(({ item, index }) => ({
           field: `items[${index}].product_id`,
           message: `product ${item.product_id} is not in the active catalog`,
-          product_id: item.product_id,
         }));
       if (unknown.length > 0) {
         throw new AppError(
@@ -121,7 +120,6 @@ export class OrdersService {
               {
                 field: 'status',
                 message: `not allowed from ${current.status}`,
-                current_status: current.status,
               },
             ],
           },

@@ -1,9 +1,9 @@
 import type { ErrorCode } from './error-codes.js';
 
+/** One entry of `details`: exactly these two keys (CONTRACT 1); say more in the message. */
 export interface ErrorDetail {
   field: string;
   message: string;
-  [extra: string]: unknown;
 }
 
 export interface AppErrorOptions {

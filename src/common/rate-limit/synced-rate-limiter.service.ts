@@ -1,8 +1,8 @@
 import {
+  type BeforeApplicationShutdown,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { rateLimited, rateLimitHeaders, type RateLimitRule } from './rate-limit-rule.js';
@@ -30,7 +30,7 @@ interface WindowCounter {
  * one sync interval (at worst N × limit when all start a fresh window within one interval).
  */
 @Injectable()
-export class SyncedRateLimiter implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SyncedRateLimiter implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('SyncedRateLimiter');
   private readonly counters = new Map<string, WindowCounter>();
   private timer?: NodeJS.Timeout;
@@ -43,7 +43,8 @@ export class SyncedRateLimiter implements OnApplicationBootstrap, OnApplicationS
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Reports the last hits while the pool is still open (it closes at application shutdown). */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.sync();
   }
