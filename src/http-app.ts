@@ -10,6 +10,11 @@ import { fastifyTrustProxy } from './config/trust-proxy.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
 import { validationFailed } from './common/errors/validation-error.factory.js';
 import { clientErrorHandler, frameworkErrors } from './common/http/framework-errors.js';
+import {
+  answerExpectationFailed,
+  closingGate,
+  hostHeaderHook,
+} from './common/http/connection-guards.js';
 import { mediaTypeHook } from './common/http/media-type.hook.js';
 import { requestInputHook } from './common/http/request-input.hook.js';
 import { requestIdFor } from './common/http/request-id.js';
@@ -56,22 +61,29 @@ export async function createHttpApp({
     connectionTimeout: config.REQUEST_TIMEOUT_MS,
     // Slow or stuck clients: headers must arrive within 10 s (or the request timeout if
     // shorter), the whole request within REQUEST_TIMEOUT_MS; Node checks every second.
-    serverFactory: (handler: RequestListener) =>
-      createServer(
+    serverFactory: (handler: RequestListener) => {
+      const server = createServer(
         {
           headersTimeout: Math.min(10_000, config.REQUEST_TIMEOUT_MS),
           requestTimeout: config.REQUEST_TIMEOUT_MS,
           connectionsCheckingInterval: 1_000,
+          // Node would answer a missing Host with a bare 400; our hook answers it instead.
+          requireHostHeader: false,
         },
         handler,
-      ),
-    return503OnClosing: true,
+      );
+      server.on('checkExpectation', answerExpectationFailed);
+      return server;
+    },
+    // Fastify's own 503 has its own body; closingHook answers in the contract's shape.
+    return503OnClosing: false,
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
   });
   const fastify = adapter.getInstance();
+  const closing = closingGate();
   fastify.addHook('onRoute', (route) => {
     if (route.url === TOKEN_ROUTE) route.bodyLimit = TOKEN_BODY_LIMIT;
   });
@@ -79,6 +91,9 @@ export async function createHttpApp({
   fastify.addHook('onRequest', async (request, reply) => {
     reply.raw.setHeader('x-request-id', request.id);
   });
+  fastify.addHook('onRequest', hostHeaderHook);
+  fastify.addHook('onRequest', closing.hook);
+  fastify.addHook('preClose', closing.start);
   fastify.addHook('onRequest', mediaTypeHook);
   fastify.addHook('preValidation', requestInputHook);
   const metrics = new HttpMetrics();

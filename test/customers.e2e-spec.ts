@@ -72,6 +72,7 @@ describe('customer accounts', () => {
         name: 'Ada',
         email: address,
         phone: '+90 555',
+        email_verified: false,
       });
       const [row] = await t.dataSource.query('SELECT password_hash FROM customers WHERE id = $1', [
         res.body.id,
@@ -149,7 +150,13 @@ describe('customer accounts', () => {
         token_type: 'Bearer',
         expires_in: 86400,
         scope: 'customer:read order:read',
-        customer: { id: created.body.id, name: 'Ada', email: address, phone: null },
+        customer: {
+          id: created.body.id,
+          name: 'Ada',
+          email: address,
+          phone: null,
+          email_verified: false,
+        },
       });
       const header = JSON.parse(
         Buffer.from((res.body.token as string).split('.')[0], 'base64url').toString(),
@@ -220,7 +227,13 @@ describe('customer accounts', () => {
       const c = await newCustomer();
       const me = await as(c.session, '/v1/customers/me');
       expect(me.status).toBe(200);
-      expect(me.body).toEqual({ id: c.id, name: 'Ada', email: c.email, phone: null });
+      expect(me.body).toEqual({
+        id: c.id,
+        name: 'Ada',
+        email: c.email,
+        phone: null,
+        email_verified: false,
+      });
       const out = await t.http
         .post('/v1/customers/logout')
         .set('authorization', `Bearer ${c.session}`);
@@ -299,6 +312,10 @@ describe('customer accounts', () => {
     it('a customer sees only own orders, through every path; others get 404', async () => {
       const a = await newCustomer();
       const b = await newCustomer();
+      // Linking by email needs a verified email (CONTRACT 3.4).
+      await t.dataSource.query('UPDATE customers SET email_verified = true WHERE id = ANY($1)', [
+        [a.id, b.id],
+      ]);
       const byId = await orderFor({ id: a.id, name: 'A', email: 'whatever@example.com' });
       const byEmail = await orderFor({ name: 'A', email: a.email.toUpperCase() });
       const ofB = await orderFor({ name: 'B', email: b.email });

@@ -4,6 +4,8 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrlFor } from './support/database-url.js';
+import { CredentialsState } from '../src/auth/credentials-state.service.js';
+import { within } from './support/eventually.js';
 import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { ProbeModule } from './support/probe.module.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -447,4 +449,116 @@ describe('hostile input and router-level errors', () => {
       });
     },
   );
+});
+
+/** The attacker review of the hardening change: costs that strangers could impose. */
+describe('bounded work before authentication', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  afterAll(() => t.close());
+
+  async function raw(request: string): Promise<string> {
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    socket.write(request);
+    await once(socket, 'close');
+    return received;
+  }
+
+  it.each([
+    ['an array of 500,000 values', `{"items":[${Array(500_000).fill(0).join(',')}]}`, 'items'],
+    [
+      'an object of 60,000 keys',
+      `{${Array.from({ length: 60_000 }, (_, i) => `"k${i}":1`).join(',')}}`,
+      'body',
+    ],
+  ])('%s → 400 at the edge, whoever sends it', async (_name, body, field) => {
+    const res = await t.http.post('/v1/orders').set('content-type', 'application/json').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'validation_failed',
+      error_description: `${field} holds more than 10000 values`,
+      details: [{ field, message: 'holds more than 10000 values' }],
+    });
+  });
+
+  it('validation lists at most 20 details, however many values are wrong', async () => {
+    const tenant = await newTenant(t);
+    const token = await tokenFor(t, await newApp(t, tenant.id));
+    const res = await t.http
+      .post('/v1/orders')
+      .set('authorization', `Bearer ${token}`)
+      .send({
+        customer: {},
+        shipping_address: {},
+        items: Array.from({ length: 1000 }, () => ({ nope: 1 })),
+      });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toHaveLength(20);
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'a query parameter named %s → 400',
+    async (name) => {
+      const res = await t.http.get(`/health/live?${name}=1`);
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([
+        { field: name, message: 'is not an allowed property name' },
+      ]);
+    },
+  );
+
+  it('an HTTP/1.1 request without Host → 400 invalid_request in the contract shape', async () => {
+    const response = await raw('GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(response).toMatch(/^HTTP\/1\.1 400 /);
+    expect(response).toMatch(/\r\nx-request-id: \S+\r\n/i);
+    expect(JSON.parse(response.split('\r\n\r\n')[1])).toEqual({
+      error: 'invalid_request',
+      error_description: 'An HTTP/1.1 request needs a Host header',
+    });
+  });
+
+  it('an Expect other than 100-continue → 417 in the contract shape with X-Request-Id', async () => {
+    const response = await raw(
+      'GET /health/live HTTP/1.1\r\nHost: x\r\nExpect: 100-foo\r\nConnection: close\r\n\r\n',
+    );
+    expect(response).toMatch(/^HTTP\/1\.1 417 /);
+    expect(response).toMatch(/\r\nx-request-id: \S+\r\n/i);
+    expect(JSON.parse(response.split('\r\n\r\n')[1])).toMatchObject({
+      error: 'expectation_failed',
+    });
+  });
+});
+
+describe('database outage with a valid token', () => {
+  it('answers 503 unavailable, never 401: an outage must not log clients out', async () => {
+    const t = await createTestApp();
+    try {
+      const tenant = await newTenant(t);
+      const token = await tokenFor(t, await newApp(t, tenant.id));
+      const name = new URL(t.databaseUrl).pathname.slice(1);
+      const admin = new pg.Client({
+        connectionString: databaseUrlFor(inject('serverUrl'), 'postgres'),
+      });
+      await admin.connect();
+      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      await admin.end();
+      // The credentials listener is gone with the database: token checks go to it.
+      const state = t.app.get(CredentialsState);
+      await within(5_000, async () => !state.cacheTrusted);
+      const res = await t.http.get('/v1/products').set('authorization', `Bearer ${token}`);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toBe('unavailable');
+      expect(res.headers['www-authenticate']).toBeUndefined();
+    } finally {
+      await t.close().catch(() => undefined);
+    }
+  });
 });

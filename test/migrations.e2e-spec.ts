@@ -10,6 +10,7 @@ const TABLES = [
   'apps',
   'audit_log',
   'customer_sessions',
+  'customer_tickets',
   'customers',
   'idempotency_keys',
   'marketplace_imports',

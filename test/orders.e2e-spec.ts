@@ -133,9 +133,20 @@ describe('orders', () => {
       expect(cents(res.body.total)).toBe(sum);
     });
 
-    it('links the order to a registered customer by email, case-insensitively', async () => {
+    it('links by email (any case) only a customer whose email is verified; by id always', async () => {
+      const [unverified] = await t.dataSource.query(
+        `INSERT INTO customers (tenant_id, name, email, password_hash) VALUES ($1, 'Eve', 'Eve@Example.com', 'x') RETURNING id`,
+        [a.tenantId],
+      );
+      const guest = await create(
+        a,
+        orderBody(a, { customer: { name: 'E', email: 'eve@example.com' } }),
+      );
+      expect(guest.body.customer.id).toBeNull();
+      expect(unverified.id).toBeGreaterThan(0);
+
       const [customer] = await t.dataSource.query(
-        `INSERT INTO customers (tenant_id, name, email, password_hash) VALUES ($1, 'Grace', 'Grace@Example.com', 'x') RETURNING id`,
+        `INSERT INTO customers (tenant_id, name, email, password_hash, email_verified) VALUES ($1, 'Grace', 'Grace@Example.com', 'x', true) RETURNING id`,
         [a.tenantId],
       );
       const byEmail = await create(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExactRateLimiter } from '../src/common/rate-limit/exact-rate-limiter.service.js';
 import { SyncedRateLimiter } from '../src/common/rate-limit/synced-rate-limiter.service.js';
 import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { sharedInstanceEnv } from './support/processes.js';
@@ -110,5 +111,29 @@ describe('limits shared by instances', () => {
     const statuses = [];
     for (const t of [a, b, a, b, a, b]) statuses.push((await login(t)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+  });
+});
+
+describe('exact limits', () => {
+  it('a refund after its window ended gives nothing to the next window', async () => {
+    const t = await createTestApp();
+    try {
+      const limiter = t.app.get(ExactRateLimiter);
+      const rule = { policy: 'refund-test', limit: 2, windowSeconds: 60 };
+      await limiter.reserve(rule, 'k');
+      // The window ends while the attempt is still being checked…
+      await t.dataSource.query(`UPDATE rate_limits SET expire = 1 WHERE key LIKE 'refund-test:%'`);
+      await limiter.refund(rule, 'k');
+      const [row] = await t.dataSource.query(
+        `SELECT points FROM rate_limits WHERE key LIKE 'refund-test:%'`,
+      );
+      expect(row.points).toBe(1);
+      // …and the next window starts from zero, not below it: exactly the limit, then 429.
+      await limiter.reserve(rule, 'k');
+      await limiter.reserve(rule, 'k');
+      await expect(limiter.reserve(rule, 'k')).rejects.toMatchObject({ code: 'rate_limited' });
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -17,8 +17,9 @@ export class BearerGuard extends AuthGuard('bearer') {
     _info: unknown,
     execution: ExecutionContext,
   ): T {
-    if (error instanceof AppError) throw error;
-    if (error) throw invalidToken('The token could not be verified');
+    // The verifier refuses bad tokens with AppErrors; anything else is ours (the database
+    // is down, a bug) and must not pass for a bad token: the filter answers 503 or 500.
+    if (error) throw error;
     if (context) return context;
     const authorization = execution.switchToHttp().getRequest<FastifyRequest>()
       .headers.authorization;

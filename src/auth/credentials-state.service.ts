@@ -48,6 +48,8 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   private readonly revokedTokens = new Map<string, number>();
   private readonly revokedSessions = new Map<string, number>();
   private generation = 0;
+  /** Database time of the last load of revocations; undefined: load them all next time. */
+  private loadedUpTo?: Date;
   private trusted = false;
   private listener?: pg.Client;
   private timers: NodeJS.Timeout[] = [];
@@ -220,6 +222,8 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   private distrust(): void {
     this.trusted = false;
     this.generation++;
+    // Events may have been missed: the next load is a full one.
+    this.loadedUpTo = undefined;
   }
 
   private scheduleReconnect(): void {
@@ -240,7 +244,9 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /**
-   * Drops cached apps and reloads the (small) sets of revoked, unexpired tokens and sessions.
+   * Drops cached apps and loads revoked, unexpired tokens and sessions: all of them after
+   * (re)connecting, else only those revoked since the last load (with a minute of overlap
+   * for transactions that committed late; their NOTIFY reaches the trusted listener anyway).
    * A union keeps any event that arrived while the query ran; ids past their expiry are
    * forgotten (an expired token fails its own check), so the sets do not grow without end.
    */
@@ -248,18 +254,24 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     this.generation++;
     this.apps.clear();
     this.appIdsByClientId.clear();
-    const [tokens, sessions] = await Promise.all([
-      this.dataSource.query<Array<{ id: string; expires_at: Date }>>(
-        'SELECT jti AS id, expires_at FROM app_tokens WHERE revoked_at IS NOT NULL AND expires_at > now()',
-      ),
-      this.dataSource.query<Array<{ id: string; expires_at: Date }>>(
-        'SELECT id, expires_at FROM customer_sessions WHERE revoked_at IS NOT NULL AND expires_at > now()',
-      ),
+    const since = this.loadedUpTo ? new Date(this.loadedUpTo.getTime() - 60_000) : null;
+    const revokedSince = (table: string, id: string) =>
+      this.dataSource.query<Array<{ id: string; expires_at: Date; now: Date }>>(
+        `SELECT ${id} AS id, expires_at, now() AS now FROM ${table}
+         WHERE revoked_at IS NOT NULL AND expires_at > now()
+           AND ($1::timestamptz IS NULL OR revoked_at >= $1)`,
+        [since],
+      );
+    const [tokens, sessions, [clock]] = await Promise.all([
+      revokedSince('app_tokens', 'jti'),
+      revokedSince('customer_sessions', 'id'),
+      this.dataSource.query<Array<{ now: Date }>>('SELECT now() AS now'),
     ]);
     for (const { id, expires_at } of tokens) this.revokedTokens.set(id, expires_at.getTime());
     for (const { id, expires_at } of sessions) this.revokedSessions.set(id, expires_at.getTime());
     pruneExpired(this.revokedTokens);
     pruneExpired(this.revokedSessions);
+    this.loadedUpTo = clock.now;
   }
 }
 

@@ -5,6 +5,7 @@ export const APP_SCOPES = [
   'marketplace:import',
   'products:read',
   'customer:auth',
+  'customer:manage',
   'customer:read',
   'order:read',
 ] as const;

@@ -39,6 +39,9 @@ describe('loadAppConfig', () => {
     ['TRUST_PROXY', 'true'],
     ['TRUST_PROXY', '10.0.0.1, not-an-address'],
     ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '0.0.0.0/0'],
+    ['TRUST_PROXY', '::/0'],
+    ['TRUST_PROXY', '10.0.0.1,0.0.0.0/1'],
     ['METRICS_TOKEN', 'short'],
   ])('rejects %s=%s with a message naming the variable, never its value', (name, value) => {
     const message = configErrorOf({ [name]: value });

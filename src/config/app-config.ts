@@ -164,6 +164,13 @@ export class AppConfig {
   @Max(30 * 86_400)
   CUSTOMER_SESSION_TTL = 86_400;
 
+  /** Lifetime of email-verification and password-reset tickets, in seconds (24 h). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(60)
+  @Max(30 * 86_400)
+  CUSTOMER_TICKET_TTL = 86_400;
+
   /** Failed logins per (tenant, email) per window before 429. */
   @Transform(toInteger)
   @IsInt()

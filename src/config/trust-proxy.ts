@@ -26,7 +26,9 @@ export function isAddressOrCidr(value: string): boolean {
   if (family === 0 || extra !== undefined) return false;
   if (bits === undefined) return true;
   if (!/^\d{1,3}$/.test(bits)) return false;
-  return Number(bits) <= (family === 4 ? 32 : 128);
+  // Shorter prefixes (0.0.0.0/0, ::/0…) would trust everyone: not a list of proxies.
+  const [shortest, longest] = family === 4 ? [8, 32] : [8, 128];
+  return Number(bits) >= shortest && Number(bits) <= longest;
 }
 
 export function IsTrustProxy(): PropertyDecorator {

@@ -11,14 +11,22 @@ import {
 import { AppCtx, Authenticated, Ctx, CustomerCtx } from '../auth/authenticated.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
 import type { AppContext, CustomerContext, RequestContext } from '../auth/request-context.js';
-import { customerIpKey } from './customer-ip.js';
+import { customerIpKey } from '../common/http/address-key.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import type { Page } from '../common/pagination.js';
 import { ListOrdersQuery } from '../orders/dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from '../orders/dto/order.dto.js';
 import { OrdersService } from '../orders/orders.service.js';
+import { CustomerTickets } from './customer-tickets.service.js';
 import { CustomersService } from './customers.service.js';
+import {
+  ChangePasswordDto,
+  CreateTicketDto,
+  ResetPasswordDto,
+  TicketDto,
+  VerifyEmailDto,
+} from './dto/ticket.dto.js';
 import {
   CustomerDto,
   LoginDto,
@@ -41,6 +49,7 @@ const CUSTOMER_IP_HEADER = ApiHeader({
 export class CustomersController {
   constructor(
     private readonly customers: CustomersService,
+    private readonly tickets: CustomerTickets,
     private readonly orders: OrdersService,
   ) {}
 
@@ -83,6 +92,89 @@ export class CustomersController {
     @Headers('x-customer-ip') customerIp: string | undefined,
   ): Promise<LoginResponseDto> {
     return this.customers.login(ctx, dto, customerIpKey(customerIp));
+  }
+
+  @Post('tickets')
+  @Authenticated(appScope('customer:manage'))
+  @ApiOperation({
+    summary: 'Make an email-verification or password-reset token for the app to deliver',
+    description:
+      'The app sends the token to the customer in its own email (a link to its storefront), as ' +
+      "with Auth0's tickets. Single use, `CUSTOMER_TICKET_TTL` (24 h); a new ticket of a type " +
+      'supersedes the older ones for the customer. The service stores only a hash.',
+  })
+  @ApiCreatedResponse({ type: TicketDto })
+  @ApiErrors({
+    validation_failed: 'type or email malformed',
+    not_found: 'no customer with this email in the tenant',
+  })
+  createTicket(@AppCtx() ctx: AppContext, @Body() dto: CreateTicketDto): Promise<TicketDto> {
+    return this.tickets.issue(ctx, dto.type, dto.email);
+  }
+
+  @Post('verify-email')
+  @HttpCode(200)
+  @Authenticated(appScope('customer:auth'))
+  @ApiOperation({
+    summary: 'Prove the email with an email_verification token',
+    description:
+      'Marks the email verified and, in the same transaction, links the tenant’s orders placed ' +
+      'with that email and no customer (guest orders and imports, earlier ones too).',
+  })
+  @ApiOkResponse({ type: CustomerDto })
+  @ApiErrors({
+    validation_failed: 'token missing or not a string',
+    invalid_ticket: 'the token is unknown, used, expired, superseded or of another tenant',
+  })
+  verifyEmail(@AppCtx() ctx: AppContext, @Body() dto: VerifyEmailDto): Promise<CustomerDto> {
+    return this.tickets.verifyEmail(ctx, dto.token);
+  }
+
+  @Post('reset-password')
+  @HttpCode(200)
+  @Authenticated(appScope('customer:auth'))
+  @ApiOperation({
+    summary: 'Set a new password with a password_reset token',
+    description:
+      'The registration policy applies. Every session of the customer ends at once, on every ' +
+      'instance, and the failed-login count of the email is cleared.',
+  })
+  @ApiOkResponse({ type: CustomerDto })
+  @ApiErrors({
+    validation_failed: 'password breaks the policy, or token missing',
+    invalid_ticket: 'the token is unknown, used, expired, superseded or of another tenant',
+    rate_limited: 'password hashing is saturated; retry',
+  })
+  resetPassword(@AppCtx() ctx: AppContext, @Body() dto: ResetPasswordDto): Promise<CustomerDto> {
+    return this.tickets.resetPassword(ctx, dto.token, dto.password);
+  }
+
+  @Post('me/password')
+  @HttpCode(204)
+  @Authenticated(customerScope('customer:read'))
+  @ApiOperation({
+    summary: 'Change the password; every other session of the customer ends',
+    description: 'A wrong `current_password` counts as a failed login for the email.',
+  })
+  @ApiNoContentResponse()
+  @ApiErrors({
+    validation_failed: '`current_password` is wrong, or `new_password` breaks the policy',
+    rate_limited: 'too many failed logins for this email (`Retry-After`)',
+  })
+  changePassword(
+    @CustomerCtx() ctx: CustomerContext,
+    @Body() dto: ChangePasswordDto,
+  ): Promise<void> {
+    return this.customers.changePassword(ctx, dto);
+  }
+
+  @Post('logout-all')
+  @HttpCode(204)
+  @Authenticated(customerScope('customer:read'))
+  @ApiOperation({ summary: 'End every session of the customer, this one included' })
+  @ApiNoContentResponse()
+  logoutAll(@CustomerCtx() ctx: CustomerContext): Promise<void> {
+    return this.customers.logoutAll(ctx);
   }
 
   @Get('me')

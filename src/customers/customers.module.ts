@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
 import { OrdersModule } from '../orders/orders.module.js';
+import { CustomerSessions } from './customer-sessions.service.js';
+import { CustomerTicketsRepository } from './customer-tickets.repository.js';
+import { CustomerTickets } from './customer-tickets.service.js';
+import { CustomerVerification } from './customer-verification.service.js';
 import { CustomersController } from './customers.controller.js';
 import { CustomersRepository } from './customers.repository.js';
 import { CustomersService } from './customers.service.js';
@@ -13,7 +17,12 @@ import { PasswordWork } from './password-work.service.js';
     CustomersService,
     CustomersRepository,
     PasswordWork,
+    CustomerSessions,
+    CustomerTickets,
+    CustomerTicketsRepository,
+    CustomerVerification,
     { provide: PasswordHasher, useClass: Argon2PasswordHasher },
   ],
+  exports: [CustomerVerification, CustomersRepository],
 })
 export class CustomersModule {}

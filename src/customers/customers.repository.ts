@@ -7,10 +7,19 @@ export interface CustomerRow {
   name: string;
   email: string;
   phone: string | null;
+  email_verified: boolean;
   password_hash: string;
+  /** lower(email) as PostgreSQL computes it: the key the unique index and limits use. */
+  email_key: string;
 }
 
-const COLUMNS = 'id, name, email, phone, password_hash';
+const COLUMNS = 'id, name, email, phone, email_verified, password_hash, lower(email) AS email_key';
+
+/** A revoked session, with what every instance needs to forget it in time. */
+export interface RevokedSession {
+  id: string;
+  expires_at: Date;
+}
 
 /** Customer and session SQL; every statement is bound to a tenant. */
 @Injectable()
@@ -28,6 +37,27 @@ export class CustomersRepository {
       [tenantId, c.name, c.email, c.phone ?? null, c.passwordHash],
     );
     return rows[0];
+  }
+
+  /**
+   * For login: the customer with this email (if any) and the email's key as PostgreSQL
+   * lowers it, in one round trip. The limit must count under the database's idea of the
+   * email, or a differently-cased variant (`İ`, `ẞ`) that finds the same customer would
+   * get attempts of its own.
+   */
+  async lookupForLogin(
+    m: EntityManager,
+    tenantId: number,
+    email: string,
+  ): Promise<{ emailKey: string; customer?: CustomerRow }> {
+    requireTenant(tenantId);
+    const rows: Array<{ key: string; customer: CustomerRow | null }> = await m.query(
+      `SELECT lower($2::text) AS key,
+         (SELECT row_to_json(c) FROM (SELECT ${COLUMNS} FROM customers
+            WHERE tenant_id = $1 AND lower(email) = lower($2)) c) AS customer`,
+      [tenantId, email],
+    );
+    return { emailKey: rows[0].key, customer: rows[0].customer ?? undefined };
   }
 
   async byEmail(
@@ -93,5 +123,41 @@ export class CustomersRepository {
       [tenantId, sessionId],
     );
     return rows[0]?.expires_at;
+  }
+
+  /** Marks the email verified; the row as it is now (undefined when there is no such customer). */
+  async markVerified(
+    m: EntityManager,
+    tenantId: number,
+    id: number,
+  ): Promise<CustomerRow | undefined> {
+    requireTenant(tenantId);
+    const rows: CustomerRow[] = await m.query(
+      `WITH verified AS (
+         UPDATE customers SET email_verified = true, updated_at = now()
+         WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS})
+       SELECT * FROM verified`,
+      [tenantId, id],
+    );
+    return rows[0];
+  }
+
+  /** Revokes every live session of the customer except `keep`; returns the revoked ones. */
+  async revokeSessionsOf(
+    m: EntityManager,
+    tenantId: number,
+    customerId: number,
+    keep?: string,
+  ): Promise<RevokedSession[]> {
+    requireTenant(tenantId);
+    return m.query(
+      `WITH revoked AS (
+         UPDATE customer_sessions SET revoked_at = now()
+         WHERE tenant_id = $1 AND customer_id = $2 AND revoked_at IS NULL AND expires_at > now()
+           AND ($3::uuid IS NULL OR id <> $3::uuid)
+         RETURNING id, expires_at)
+       SELECT * FROM revoked`,
+      [tenantId, customerId, keep ?? null],
+    );
   }
 }

@@ -8,6 +8,8 @@ import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.servic
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
+import { toCustomerDto } from './customer.mapper.js';
+import { CustomerSessions } from './customer-sessions.service.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';
 import type {
   CustomerDto,
@@ -15,6 +17,8 @@ import type {
   LoginResponseDto,
   RegisterCustomerDto,
 } from './dto/customer.dto.js';
+import type { ChangePasswordDto } from './dto/ticket.dto.js';
+import { emailKey, loginLimits } from './login-limits.js';
 import { PasswordWork } from './password-work.service.js';
 
 /** The scopes a session can carry; it gets those the logging-in app token holds. */
@@ -36,28 +40,17 @@ export class CustomersService implements OnModuleInit {
     private readonly tokens: AccessTokenIssuer,
     private readonly limiter: ExactRateLimiter,
     private readonly transactions: Transactions,
+    private readonly sessions: CustomerSessions,
     private readonly config: AppConfig,
   ) {
-    const windowSeconds = config.LOGIN_FAILURE_WINDOW_SECONDS;
-    this.failuresPerEmail = {
-      policy: 'login-email',
-      limit: config.LOGIN_FAILURES_PER_EMAIL,
-      windowSeconds,
-    };
-    this.failuresPerCustomerIp = {
-      policy: 'login-customer-ip',
-      limit: config.LOGIN_FAILURES_PER_CUSTOMER_IP,
-      windowSeconds,
-    };
-    this.registrationsPerCustomerIp = {
-      policy: 'register-customer-ip',
-      limit: config.REGISTRATIONS_PER_CUSTOMER_IP,
-      windowSeconds: config.REGISTRATION_WINDOW_SECONDS,
-    };
+    const limits = loginLimits(config);
+    this.failuresPerEmail = limits.failuresPerEmail;
+    this.failuresPerCustomerIp = limits.failuresPerCustomerIp;
+    this.registrationsPerCustomerIp = limits.registrationsPerCustomerIp;
   }
 
   async onModuleInit(): Promise<void> {
-    this.dummyHash = await this.passwords.hash(randomUUID());
+    this.dummyHash = await this.passwords.hash(0, randomUUID());
   }
 
   /**
@@ -74,7 +67,7 @@ export class CustomersService implements OnModuleInit {
     }
     const m = this.transactions.manager;
     if (await this.customers.byEmail(m, ctx.tenantId, dto.email)) throw emailTaken();
-    const passwordHash = await this.passwords.hash(dto.password);
+    const passwordHash = await this.passwords.hash(ctx.appId, dto.password);
     const row = await this.customers.insert(m, ctx.tenantId, {
       name: dto.name,
       email: dto.email,
@@ -98,36 +91,82 @@ export class CustomersService implements OnModuleInit {
     dto: LoginDto,
     customerIp: string | undefined,
   ): Promise<LoginResponseDto> {
+    const lookup = await this.customers.lookupForLogin(
+      this.transactions.manager,
+      ctx.tenantId,
+      dto.email,
+    );
     const reservations: Reservation[] = [
-      [this.failuresPerEmail, `${ctx.tenantId}:${dto.email.toLowerCase()}`],
+      [this.failuresPerEmail, emailKey(ctx.tenantId, lookup.emailKey)],
     ];
     if (customerIp !== undefined) {
       reservations.push([this.failuresPerCustomerIp, `${ctx.tenantId}:${customerIp}`]);
     }
     await this.reserveAll(reservations);
 
-    let customer: CustomerRow | undefined;
+    let valid: boolean;
     try {
-      customer = await this.customers.byEmail(this.transactions.manager, ctx.tenantId, dto.email);
-      const valid = await this.passwords.verify(
-        customer?.password_hash ?? this.dummyHash,
+      valid = await this.passwords.verify(
+        ctx.appId,
+        lookup.customer?.password_hash ?? this.dummyHash,
         dto.password,
       );
-      if (!valid) customer = undefined;
     } catch (error) {
-      // Not an attempt at a password (busy, database down): it does not count.
+      // Not an attempt at a password (busy): it does not count.
       await this.refundAll(reservations);
       throw error;
     }
-    if (!customer) throw new AppError('invalid_credentials', 'The email or password is incorrect');
+    if (!lookup.customer || !valid) {
+      throw new AppError('invalid_credentials', 'The email or password is incorrect');
+    }
     await this.refundAll(reservations);
-    return this.openSession(ctx, customer, dto.password);
+    return this.openSession(ctx, lookup.customer, dto.password);
   }
 
   async me(ctx: CustomerContext): Promise<CustomerDto> {
     const row = await this.customers.byId(this.transactions.manager, ctx.tenantId, ctx.customerId);
     if (!row) throw new AppError('not_found', 'customer not found');
     return toCustomerDto(row);
+  }
+
+  /**
+   * A wrong current password is a failed login (counted per email, reserved before argon2,
+   * as at login); on success every other session of the customer ends.
+   */
+  async changePassword(ctx: CustomerContext, dto: ChangePasswordDto): Promise<void> {
+    const customer = await this.customers.byId(
+      this.transactions.manager,
+      ctx.tenantId,
+      ctx.customerId,
+    );
+    if (!customer) throw new AppError('not_found', 'customer not found');
+    const reservation: Reservation[] = [
+      [this.failuresPerEmail, emailKey(ctx.tenantId, customer.email_key)],
+    ];
+    await this.reserveAll(reservation);
+    let valid: boolean;
+    try {
+      valid = await this.passwords.verify(ctx.appId, customer.password_hash, dto.current_password);
+    } catch (error) {
+      await this.refundAll(reservation);
+      throw error;
+    }
+    if (!valid) {
+      throw new AppError('validation_failed', 'current_password is not the current password', {
+        details: [{ field: 'current_password', message: 'is not the current password' }],
+      });
+    }
+    await this.refundAll(reservation);
+    const passwordHash = await this.passwords.hash(ctx.appId, dto.new_password);
+    await this.transactions.run(async (m) => {
+      await this.customers.setPasswordHash(m, ctx.tenantId, customer.id, passwordHash);
+      await this.sessions.endAll(m, ctx.tenantId, customer.id, ctx.tokenId);
+    });
+  }
+
+  /** Ends every session of the customer, this one included, on every instance. */
+  async logoutAll(ctx: CustomerContext): Promise<void> {
+    await this.transactions.run((m) => this.sessions.endAll(m, ctx.tenantId, ctx.customerId));
   }
 
   /** Kills this session on every instance (NOTIFY at commit). */
@@ -151,7 +190,7 @@ export class CustomersService implements OnModuleInit {
   ): Promise<LoginResponseDto> {
     const m = this.transactions.manager;
     if (this.passwords.needsRehash(customer.password_hash)) {
-      const hash = await this.passwords.hash(password);
+      const hash = await this.passwords.hash(ctx.appId, password);
       await this.customers.setPasswordHash(m, ctx.tenantId, customer.id, hash);
     }
     const session = {
@@ -202,8 +241,4 @@ function emailTaken(): AppError {
   return new AppError('email_taken', 'A customer with this email is already registered', {
     details: [{ field: 'email', message: 'is already registered' }],
   });
-}
-
-function toCustomerDto(row: CustomerRow): CustomerDto {
-  return { id: row.id, name: row.name, email: row.email, phone: row.phone };
 }

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
+import { addressKey } from '../common/http/address-key.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { TokenEndpointService } from './token-endpoint.service.js';
 
@@ -41,7 +42,9 @@ export class TokenController {
   ): Promise<TokenResponseDto> {
     // Set first so that error responses carry them too (RFC 6749 5.1, 5.2).
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    const response = await this.tokens.token(body, request.headers.authorization, request.ip);
+    // Failures count per caller address; IPv6 per /64 (addressKey), like the other limits.
+    const caller = addressKey(request.ip) ?? request.ip;
+    const response = await this.tokens.token(body, request.headers.authorization, caller);
     void reply.headers(response.headers);
     return response.body;
   }

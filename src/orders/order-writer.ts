@@ -8,8 +8,9 @@ import type { PricedLine } from './pricing.js';
 
 /**
  * How the order finds its customer: `id` must be a customer of the tenant (else 422
- * unknown_customer); `id-or-email` takes the id when it is one, else a registered customer
- * with the email (marketplace imports); `email` links by email only.
+ * unknown_customer); `id-or-email` takes the id when it is one, else the customer with the
+ * email (marketplace imports); `email` links by email only. By email, only a customer whose
+ * email is verified: registering someone else's address must never show you their orders.
  */
 export type CustomerLink =
   | { kind: 'id'; id: number }
@@ -60,8 +61,10 @@ export class OrderWriter {
              WHEN 'id' THEN $3::bigint
              WHEN 'id-or-email' THEN COALESCE(
                (SELECT id FROM customers WHERE tenant_id = $1 AND id = $3::bigint),
-               (SELECT id FROM customers WHERE tenant_id = $1 AND lower(email) = lower($4)))
-             ELSE (SELECT id FROM customers WHERE tenant_id = $1 AND lower(email) = lower($4))
+               (SELECT id FROM customers
+                WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified))
+             ELSE (SELECT id FROM customers
+                   WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified)
            END AS customer_id),
          o AS (
            INSERT INTO orders (tenant_id, currency, total_minor, customer_id, customer_name,
@@ -123,6 +126,29 @@ export class OrderWriter {
       }
       throw error;
     }
+  }
+
+  /**
+   * Links the tenant's orders placed with `email` and no customer (guest orders, imports,
+   * earlier ones too) to the customer who just proved the address is theirs. In the
+   * caller's transaction; the link is a change of the order, so `updated_at` moves.
+   */
+  async linkToCustomer(
+    m: EntityManager,
+    tenantId: number,
+    customerId: number,
+    email: string,
+  ): Promise<number> {
+    requireTenant(tenantId);
+    const rows: unknown[] = await m.query(
+      `WITH linked AS (
+         UPDATE orders SET customer_id = $2, updated_at = clock_timestamp()
+         WHERE tenant_id = $1 AND customer_id IS NULL AND lower(customer_email) = lower($3)
+         RETURNING 1)
+       SELECT 1 FROM linked`,
+      [tenantId, customerId, email],
+    );
+    return rows.length;
   }
 }
 

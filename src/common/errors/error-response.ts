@@ -58,6 +58,8 @@ const DATABASE_DOWN = new Set([
   '57P01',
   '57P02',
   '57P03',
+  // The database itself is gone (dropped, or not created yet): unusable, not our bug.
+  '3D000',
 ]);
 
 /** Maps anything thrown while serving a request to the contract's error response. */

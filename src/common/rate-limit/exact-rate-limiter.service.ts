@@ -35,9 +35,17 @@ export class ExactRateLimiter {
     }
   }
 
-  /** Gives back an attempt taken by `reserve` that did not count. */
+  /**
+   * Gives back an attempt taken by `reserve` that did not count, in the window it was taken
+   * in only: once that window ended there is nothing to give back (rate-limiter-flexible's
+   * `reward` would start the next window below zero, an extra attempt).
+   */
   async refund(rule: RateLimitRule, key: string): Promise<void> {
-    await this.store(rule).reward(counterKey(rule, key), 1);
+    await this.dataSource.query(
+      `UPDATE rate_limits SET points = points - 1
+       WHERE key = $1 AND points > 0 AND expire > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`,
+      [counterKey(rule, key)],
+    );
   }
 
   /** Forgets `key`'s window (a password reset clears the failed-login count). */

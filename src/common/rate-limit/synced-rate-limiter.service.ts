@@ -84,25 +84,42 @@ export class SyncedRateLimiter implements OnApplicationBootstrap, BeforeApplicat
 
   private async flush(): Promise<void> {
     const now = Date.now();
-    const batch: Array<[string, WindowCounter, number]> = [];
-    // Every live window, even without new hits here: adding 0 reads the others' hits back.
+    const hit: Array<[string, WindowCounter, number]> = [];
+    const idle: Array<[string, WindowCounter]> = [];
     for (const [id, counter] of this.counters) {
       if (counter.windowEnd <= now && counter.unsynced === 0) this.counters.delete(id);
-      else batch.push([id, counter, counter.unsynced]);
+      else if (counter.unsynced > 0) hit.push([id, counter, counter.unsynced]);
+      else idle.push([id, counter]);
     }
-    if (batch.length === 0) return;
+    if (hit.length === 0 && idle.length === 0) return;
+    // Sorted, so that two instances upserting the same keys lock them in the same order.
+    hit.sort(([a], [b]) => (a < b ? -1 : 1));
     try {
+      // New hits are added (one row write per key with hits); windows without new hits here
+      // are only read, to learn the other instances' hits.
       const rows: Array<{ key: string; points: number }> = await this.dataSource.query(
-        `INSERT INTO rate_limits AS r (key, points, expire)
-         SELECT * FROM unnest($1::varchar[], $2::int[], $3::bigint[])
-         ON CONFLICT (key) DO UPDATE SET points = r.points + EXCLUDED.points
-         RETURNING key, points`,
-        [batch.map(([id]) => id), batch.map(([, , n]) => n), batch.map(([, c]) => c.windowEnd)],
+        `WITH added AS (
+           INSERT INTO rate_limits AS r (key, points, expire)
+           SELECT * FROM unnest($1::varchar[], $2::int[], $3::bigint[])
+           ON CONFLICT (key) DO UPDATE SET points = r.points + EXCLUDED.points
+           RETURNING key, points)
+         SELECT key, points FROM added
+         UNION ALL
+         SELECT key, points FROM rate_limits WHERE key = ANY($4::varchar[])`,
+        [
+          hit.map(([id]) => id),
+          hit.map(([, , n]) => n),
+          hit.map(([, c]) => c.windowEnd),
+          idle.map(([id]) => id),
+        ],
       );
       const totals = new Map(rows.map((r) => [r.key, r.points]));
-      for (const [id, counter, sent] of batch) {
+      for (const [id, counter, sent] of hit) {
         counter.unsynced -= sent;
         counter.shared = Math.max(counter.shared + sent, totals.get(id) ?? 0);
+      }
+      for (const [id, counter] of idle) {
+        counter.shared = Math.max(counter.shared, totals.get(id) ?? 0);
       }
     } catch (error) {
       // Kept for the next round: the limit still holds in this process meanwhile.

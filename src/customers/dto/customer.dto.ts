@@ -45,6 +45,11 @@ export class CustomerDto {
   @ApiProperty() name!: string;
   @ApiProperty() email!: string;
   @ApiProperty({ type: String, nullable: true }) phone!: string | null;
+  @ApiProperty({
+    description:
+      'Whether the customer proved the address (verify-email, or support staff). Until then no order is linked to them by email.',
+  })
+  email_verified!: boolean;
 }
 
 export class LoginResponseDto {

@@ -3,6 +3,7 @@ import { IdempotencyResponseHeaders1763900000000 } from './1763900000000-idempot
 import { RateLimits1764000000000 } from './1764000000000-rate-limits.js';
 import { ExpiryIndexes1764000000001 } from './1764000000001-expiry-indexes.js';
 import { ServiceSettings1764000000002 } from './1764000000002-service-settings.js';
+import { CustomerTickets1764100000000 } from './1764100000000-customer-tickets.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   RateLimits1764000000000,
   ExpiryIndexes1764000000001,
   ServiceSettings1764000000002,
+  CustomerTickets1764100000000,
 ];
