@@ -1,11 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AppsModule } from '../apps/apps.module.js';
 import { CoreModule, type CoreOptions } from '../core.module.js';
+import { CustomersModule } from '../customers/customers.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { ProductsModule } from '../products/products.module.js';
 import { SeedModule } from '../seed/seed.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { APP_SUBCOMMANDS, AppCommandGroup } from './app.commands.js';
+import { CustomerCommand, CustomerVerifyCommand } from './customer.commands.js';
 import { OrderCommand, OrderSetStatusCommand } from './order.commands.js';
 import { ProductCommand, ProductCreateCommand, ProductImportCommand } from './product.commands.js';
 import { SeedCommand, SeedDemoCommand } from './seed.commands.js';
@@ -22,11 +24,14 @@ export class CliModule {
         TenantsModule,
         ProductsModule,
         OrdersModule,
+        CustomersModule,
         AppsModule,
         SeedModule,
       ],
       providers: [
         AppCommandGroup,
+        CustomerCommand,
+        CustomerVerifyCommand,
         OrderCommand,
         OrderSetStatusCommand,
         ...APP_SUBCOMMANDS,

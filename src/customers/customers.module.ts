@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TokensModule } from '../auth/tokens.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { CustomerSessions } from './customer-sessions.service.js';
 import { CustomerTicketsRepository } from './customer-tickets.repository.js';
@@ -11,7 +12,7 @@ import { Argon2PasswordHasher, PasswordHasher } from './password-hasher.js';
 import { PasswordWork } from './password-work.service.js';
 
 @Module({
-  imports: [OrdersModule],
+  imports: [OrdersModule, TokensModule],
   controllers: [CustomersController],
   providers: [
     CustomersService,
