@@ -34,10 +34,14 @@ export async function requestInputHook(
   request: FastifyRequest,
   _reply: FastifyReply,
 ): Promise<void> {
-  for (const value of [request.params, request.query, request.body]) {
+  for (const [value, whole] of [
+    [request.params, 'path'],
+    [request.query, 'query'],
+    [request.body, 'body'],
+  ] as const) {
     const found = findProblem(value);
     if (found) {
-      const field = found.field || 'body';
+      const field = found.field || whole;
       const message = MESSAGES[found.problem];
       throw new AppError('validation_failed', `${field} ${message}`, {
         details: [{ field, message }],

@@ -1,0 +1,24 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { closingGate } from './connection-guards.js';
+
+describe('closingGate', () => {
+  it('lets requests through until shutdown starts, then answers 503 unavailable with Connection: close', async () => {
+    const gate = closingGate();
+    const headers: Record<string, string> = {};
+    const reply = {
+      header: (name: string, value: string) => {
+        headers[name] = value;
+        return reply;
+      },
+    } as unknown as FastifyReply;
+    const request = {} as FastifyRequest;
+    await expect(gate.hook(request, reply)).resolves.toBeUndefined();
+    await gate.start();
+    await expect(gate.hook(request, reply)).rejects.toMatchObject({
+      code: 'unavailable',
+      options: { headers: { 'retry-after': '1' } },
+    });
+    expect(headers).toEqual({ connection: 'close' });
+  });
+});
