@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PasswordHasher } from '../src/customers/password-hasher.js';
 import { within } from './support/eventually.js';
 import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
 import { runCli, sharedInstanceEnv } from './support/processes.js';
@@ -361,6 +362,44 @@ describe('customer accounts you can trust', () => {
       }
     }
     expect((await get(a, '/v1/customers/me', bystander)).status).toBe(200);
+  });
+
+  it('a login whose password check straddles a reset opens no session', async () => {
+    const address = email();
+    await register(address);
+    const hasher = a.app.get(PasswordHasher, { strict: false });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const realVerify = hasher.verify.bind(hasher);
+    const verify = vi.spyOn(hasher, 'verify').mockImplementation(async (hash, password) => {
+      const ok = await realVerify(hash, password);
+      await gate;
+      return ok;
+    });
+    // The old password is verified, then held while the owner resets it.
+    const racing = post(a, '/v1/customers/login', appToken, {
+      email: address,
+      password: PASSWORD,
+    }).then((r) => r);
+    await within(5_000, async () => verify.mock.calls.length >= 1);
+    const { token } = await ticket('password_reset', address);
+    const reset = await post(b, '/v1/customers/reset-password', appToken, {
+      token,
+      password: NEW_PASSWORD,
+    });
+    expect(reset.status).toBe(200);
+    release();
+    const late = await racing;
+    verify.mockRestore();
+    expect(late.status).toBe(401);
+    expect(late.body.error).toBe('invalid_credentials');
+    const [{ n }] = await a.dataSource.query(
+      `SELECT count(*)::int AS n FROM customer_sessions s JOIN customers c
+         ON c.tenant_id = s.tenant_id AND c.id = s.customer_id
+       WHERE lower(c.email) = lower($1) AND s.revoked_at IS NULL`,
+      [address],
+    );
+    expect(n).toBe(0);
   });
 
   it('no token the service issued appears in its logs', async () => {

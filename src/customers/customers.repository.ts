@@ -95,17 +95,51 @@ export class CustomersRepository {
     );
   }
 
+  /**
+   * Opens a session only while the password is still the one just verified: a reset or
+   * change that commits during the login's argon2 makes this insert nothing (false), so no
+   * session opened with an old password outlives the change.
+   */
   async insertSession(
     m: EntityManager,
     tenantId: number,
-    s: { id: string; customerId: number; appId: number; scopes: string[]; ttlSeconds: number },
-  ): Promise<void> {
+    s: {
+      id: string;
+      customerId: number;
+      appId: number;
+      scopes: string[];
+      ttlSeconds: number;
+      passwordHash: string;
+    },
+  ): Promise<boolean> {
     requireTenant(tenantId);
-    await m.query(
+    const rows: unknown[] = await m.query(
       `INSERT INTO customer_sessions (id, tenant_id, customer_id, app_id, scopes, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-      [s.id, tenantId, s.customerId, s.appId, s.scopes, s.ttlSeconds],
+       SELECT $1, c.tenant_id, c.id, $4, $5, now() + make_interval(secs => $6)
+       FROM customers c WHERE c.tenant_id = $2 AND c.id = $3 AND c.password_hash = $7
+       RETURNING id`,
+      [s.id, tenantId, s.customerId, s.appId, s.scopes, s.ttlSeconds, s.passwordHash],
     );
+    return rows.length > 0;
+  }
+
+  /** Replaces the hash only if it is still `from` (a rehash must not undo a reset). */
+  async replacePasswordHash(
+    m: EntityManager,
+    tenantId: number,
+    id: number,
+    from: string,
+    to: string,
+  ): Promise<boolean> {
+    requireTenant(tenantId);
+    const rows: unknown[] = await m.query(
+      `WITH changed AS (
+         UPDATE customers SET password_hash = $4, updated_at = now()
+         WHERE tenant_id = $1 AND id = $2 AND password_hash = $3 RETURNING 1)
+       SELECT 1 FROM changed`,
+      [tenantId, id, from, to],
+    );
+    return rows.length > 0;
   }
 
   /** Marks the session revoked; returns its expiry, or undefined when there is no such session. */

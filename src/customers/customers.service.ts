@@ -189,9 +189,20 @@ export class CustomersService implements OnModuleInit {
     password: string,
   ): Promise<LoginResponseDto> {
     const m = this.transactions.manager;
-    if (this.passwords.needsRehash(customer.password_hash)) {
-      const hash = await this.passwords.hash(ctx.appId, password);
-      await this.customers.setPasswordHash(m, ctx.tenantId, customer.id, hash);
+    let passwordHash = customer.password_hash;
+    if (this.passwords.needsRehash(passwordHash)) {
+      const stronger = await this.passwords.hash(ctx.appId, password);
+      if (
+        await this.customers.replacePasswordHash(
+          m,
+          ctx.tenantId,
+          customer.id,
+          passwordHash,
+          stronger,
+        )
+      ) {
+        passwordHash = stronger;
+      }
     }
     const session = {
       id: randomUUID(),
@@ -199,7 +210,13 @@ export class CustomersService implements OnModuleInit {
       scopes: SESSION_SCOPES.filter((s) => ctx.scopes.has(s)),
       ttlSeconds: this.config.CUSTOMER_SESSION_TTL,
     };
-    await this.customers.insertSession(m, ctx.tenantId, { ...session, appId: ctx.appId });
+    const opened = await this.customers.insertSession(m, ctx.tenantId, {
+      ...session,
+      appId: ctx.appId,
+      passwordHash,
+    });
+    // The password changed while it was being checked: the old one opens nothing.
+    if (!opened) throw new AppError('invalid_credentials', 'The email or password is incorrect');
     const token = this.tokens.issueCustomerToken(
       {
         appId: ctx.appId,
