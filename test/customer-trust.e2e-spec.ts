@@ -402,6 +402,65 @@ describe('customer accounts you can trust', () => {
     expect(n).toBe(0);
   });
 
+  it('a password change racing a reset loses: the reset’s password holds, the changer’s session is dead', async () => {
+    const address = email();
+    await register(address);
+    const attacker = await login(address);
+    const hasher = a.app.get(PasswordHasher, { strict: false });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const realVerify = hasher.verify.bind(hasher);
+    const verify = vi.spyOn(hasher, 'verify').mockImplementation(async (hash, password) => {
+      const ok = await realVerify(hash, password);
+      await gate;
+      return ok;
+    });
+    const change = post(a, '/v1/customers/me/password', attacker, {
+      current_password: PASSWORD,
+      new_password: 'the attackers new password',
+    }).then((r) => r);
+    await within(5_000, async () => verify.mock.calls.length >= 1);
+    const { token } = await ticket('password_reset', address);
+    expect(
+      (await post(b, '/v1/customers/reset-password', appToken, { token, password: NEW_PASSWORD }))
+        .status,
+    ).toBe(200);
+    release();
+    const late = await change;
+    verify.mockRestore();
+    expect(late.status).toBe(401);
+    await login(address, NEW_PASSWORD);
+    const stolen = await post(a, '/v1/customers/login', appToken, {
+      email: address,
+      password: 'the attackers new password',
+    });
+    expect(stolen.status).toBe(401);
+  });
+
+  it('concurrent ticket requests leave exactly one usable ticket of the type', async () => {
+    const address = email();
+    await register(address);
+    const tickets = await Promise.all(
+      [a, b, a, b].map((t) =>
+        post(t, '/v1/customers/tickets', appToken, { type: 'password_reset', email: address }).then(
+          (r) => r,
+        ),
+      ),
+    );
+    const statuses = [];
+    for (const res of tickets) {
+      expect(res.status).toBe(201);
+      issued.push(res.body.token);
+      const redeemed = await post(a, '/v1/customers/reset-password', appToken, {
+        token: res.body.token,
+        password: NEW_PASSWORD,
+      });
+      statuses.push(redeemed.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(3);
+  });
+
   it('no token the service issued appears in its logs', async () => {
     expect(issued.length).toBeGreaterThan(20);
     const text = logs.join('');

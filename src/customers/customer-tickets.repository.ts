@@ -27,6 +27,22 @@ export class CustomerTicketsRepository {
     return rows[0];
   }
 
+  /** The customer a valid ticket is for, without using it (to do costly work outside a transaction). */
+  async peek(
+    m: EntityManager,
+    tenantId: number,
+    type: TicketType,
+    tokenHash: Buffer,
+  ): Promise<number | undefined> {
+    requireTenant(tenantId);
+    const rows: Array<{ customer_id: number }> = await m.query(
+      `SELECT customer_id FROM customer_tickets
+       WHERE token_hash = $3 AND tenant_id = $1 AND type = $2 AND used_at IS NULL AND expires_at > now()`,
+      [tenantId, type, tokenHash],
+    );
+    return rows[0]?.customer_id;
+  }
+
   /**
    * Uses the ticket: one conditional UPDATE, so of concurrent redemptions exactly one gets
    * the customer id. Undefined when unknown, of another tenant or type, used or expired.

@@ -40,6 +40,8 @@ export class CustomerTickets {
     return this.transactions.run(async (m) => {
       const customer = await this.customers.byEmail(m, ctx.tenantId, email);
       if (!customer) throw new AppError('not_found', 'No customer with this email in the tenant');
+      // Concurrent requests for tickets take turns, so exactly one ticket of a type is left.
+      await this.customers.lockForUpdate(m, ctx.tenantId, customer.id);
       const { expires_at } = await this.tickets.replace(m, ctx.tenantId, {
         customerId: customer.id,
         type,
@@ -68,15 +70,25 @@ export class CustomerTickets {
 
   /**
    * A new password under the registration policy; every session of the customer ends (on
-   * every instance, at commit) and the failed-login count of the email is cleared. The
-   * ticket is redeemed before any hashing: a bad token costs no argon2.
+   * every instance, at commit) and the failed-login count of the email is cleared.
    */
   async resetPassword(ctx: AppContext, token: string, password: string): Promise<CustomerDto> {
     const tokenHash = this.hashOf(token);
+    // A bad token costs no argon2; the hash is made outside the transaction, which then
+    // only redeems (exactly one concurrent redemption wins) and writes.
+    const valid = await this.tickets.peek(
+      this.transactions.manager,
+      ctx.tenantId,
+      'password_reset',
+      tokenHash,
+    );
+    if (valid === undefined) throw invalidTicket();
+    const passwordHash = await this.passwords.hash(ctx.appId, password);
     const customer = await this.transactions.run(async (m) => {
       const customerId = await this.tickets.redeem(m, ctx.tenantId, 'password_reset', tokenHash);
       if (customerId === undefined) throw invalidTicket();
-      const passwordHash = await this.passwords.hash(ctx.appId, password);
+      // Held until commit: a login or change racing the reset waits, then sees the new hash.
+      await this.customers.lockForUpdate(m, ctx.tenantId, customerId);
       await this.customers.setPasswordHash(m, ctx.tenantId, customerId, passwordHash);
       await this.sessions.endAll(m, ctx.tenantId, customerId);
       return this.customers.byId(m, ctx.tenantId, customerId);

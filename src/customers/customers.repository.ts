@@ -98,7 +98,9 @@ export class CustomersRepository {
   /**
    * Opens a session only while the password is still the one just verified: a reset or
    * change that commits during the login's argon2 makes this insert nothing (false), so no
-   * session opened with an old password outlives the change.
+   * session opened with an old password outlives the change. FOR SHARE waits for a change
+   * in flight to commit and then re-reads the row (a plain read would still see the old
+   * hash, and the change's session purge would not see this session).
    */
   async insertSession(
     m: EntityManager,
@@ -117,13 +119,35 @@ export class CustomersRepository {
       `INSERT INTO customer_sessions (id, tenant_id, customer_id, app_id, scopes, expires_at)
        SELECT $1, c.tenant_id, c.id, $4, $5, now() + make_interval(secs => $6)
        FROM customers c WHERE c.tenant_id = $2 AND c.id = $3 AND c.password_hash = $7
+       FOR SHARE OF c
        RETURNING id`,
       [s.id, tenantId, s.customerId, s.appId, s.scopes, s.ttlSeconds, s.passwordHash],
     );
     return rows.length > 0;
   }
 
-  /** Replaces the hash only if it is still `from` (a rehash must not undo a reset). */
+  /** Locks the customer's row for a change of credentials (reset, change, new ticket). */
+  async lockForUpdate(m: EntityManager, tenantId: number, id: number): Promise<boolean> {
+    requireTenant(tenantId);
+    const rows: unknown[] = await m.query(
+      'SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
+      [tenantId, id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Whether the session is live, held so a concurrent logout-all cannot end it meanwhile. */
+  async sessionIsLive(m: EntityManager, tenantId: number, sessionId: string): Promise<boolean> {
+    requireTenant(tenantId);
+    const rows: unknown[] = await m.query(
+      `SELECT 1 FROM customer_sessions
+       WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL AND expires_at > now() FOR SHARE`,
+      [tenantId, sessionId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Replaces the hash only if it is still `from` (a rehash or change must not undo a reset). */
   async replacePasswordHash(
     m: EntityManager,
     tenantId: number,

@@ -159,7 +159,25 @@ export class CustomersService implements OnModuleInit {
     await this.refundAll(reservation);
     const passwordHash = await this.passwords.hash(ctx.appId, dto.new_password);
     await this.transactions.run(async (m) => {
-      await this.customers.setPasswordHash(m, ctx.tenantId, customer.id, passwordHash);
+      // A reset or logout-all may have committed while the passwords were hashed: this
+      // session must still be live and the password still the one verified, or nothing.
+      if (!(await this.customers.sessionIsLive(m, ctx.tenantId, ctx.tokenId))) {
+        throw new AppError('unauthenticated', 'The session has ended', {
+          headers: { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' },
+        });
+      }
+      const changed = await this.customers.replacePasswordHash(
+        m,
+        ctx.tenantId,
+        customer.id,
+        customer.password_hash,
+        passwordHash,
+      );
+      if (!changed) {
+        throw new AppError('validation_failed', 'current_password is not the current password', {
+          details: [{ field: 'current_password', message: 'is not the current password' }],
+        });
+      }
       await this.sessions.endAll(m, ctx.tenantId, customer.id, ctx.tokenId);
     });
   }

@@ -10,7 +10,7 @@ const PURGES = {
   app_tokens: "DELETE FROM app_tokens WHERE expires_at < now() - interval '1 hour'",
   customer_sessions: "DELETE FROM customer_sessions WHERE expires_at < now() - interval '1 hour'",
   rate_limits: 'DELETE FROM rate_limits WHERE expire < (extract(epoch FROM now()) * 1000)::bigint',
-  // Used tickets stay a day (support can see one was redeemed), unused ones until expiry.
+  // Tickets go at expiry, used ones at the latest a day after use.
   customer_tickets:
     "DELETE FROM customer_tickets WHERE expires_at < now() OR used_at < now() - interval '1 day'",
 } as const;
