@@ -110,6 +110,23 @@ describe('customer accounts you can trust', () => {
     return orderId;
   }
 
+  /**
+   * Password verifications on `t` complete, then wait for `release()`: a login or a change
+   * held just after its check, for racing a reset against it.
+   */
+  function holdVerifications(t: TestApp) {
+    const hasher = t.app.get(PasswordHasher, { strict: false });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const realVerify = hasher.verify.bind(hasher);
+    const verify = vi.spyOn(hasher, 'verify').mockImplementation(async (hash, password) => {
+      const ok = await realVerify(hash, password);
+      await gate;
+      return ok;
+    });
+    return { verify, release };
+  }
+
   const myOrderIds = async (session: string, t = a): Promise<number[]> => {
     const res = await get(t, '/v1/customers/me/orders', session);
     expect(res.status).toBe(200);
@@ -367,15 +384,7 @@ describe('customer accounts you can trust', () => {
   it('a login whose password check straddles a reset opens no session', async () => {
     const address = email();
     await register(address);
-    const hasher = a.app.get(PasswordHasher, { strict: false });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const realVerify = hasher.verify.bind(hasher);
-    const verify = vi.spyOn(hasher, 'verify').mockImplementation(async (hash, password) => {
-      const ok = await realVerify(hash, password);
-      await gate;
-      return ok;
-    });
+    const { verify, release } = holdVerifications(a);
     // The old password is verified, then held while the owner resets it.
     const racing = post(a, '/v1/customers/login', appToken, {
       email: address,
@@ -406,15 +415,7 @@ describe('customer accounts you can trust', () => {
     const address = email();
     await register(address);
     const attacker = await login(address);
-    const hasher = a.app.get(PasswordHasher, { strict: false });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const realVerify = hasher.verify.bind(hasher);
-    const verify = vi.spyOn(hasher, 'verify').mockImplementation(async (hash, password) => {
-      const ok = await realVerify(hash, password);
-      await gate;
-      return ok;
-    });
+    const { verify, release } = holdVerifications(a);
     const change = post(a, '/v1/customers/me/password', attacker, {
       current_password: PASSWORD,
       new_password: 'the attackers new password',

@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +6,7 @@ import { CredentialsState } from '../src/auth/credentials-state.service.js';
 import { within } from './support/eventually.js';
 import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { ProbeModule } from './support/probe.module.js';
+import { rawHttp } from './support/raw-http.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { inject } from 'vitest';
 
@@ -284,16 +283,7 @@ describe('hostile input and router-level errors', () => {
     expect(res.headers).toHaveProperty('x-request-id');
   }
 
-  /** Raw HTTP over a socket, for what no well-behaved client sends. */
-  async function raw(request: string): Promise<string> {
-    const socket = connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    socket.write(request);
-    await once(socket, 'close');
-    return received;
-  }
+  const raw = (request: string) => rawHttp(port, request);
 
   it('a name of 200 × "a\\uFE0F" (400 code points) → 400, as the database CHECK counts', async () => {
     const res = await post('/v1/customers/register', {
@@ -462,15 +452,7 @@ describe('bounded work before authentication', () => {
   });
   afterAll(() => t.close());
 
-  async function raw(request: string): Promise<string> {
-    const socket = connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    socket.write(request);
-    await once(socket, 'close');
-    return received;
-  }
+  const raw = (request: string) => rawHttp(port, request);
 
   it.each([
     ['an array of 500,000 values', `{"items":[${Array(500_000).fill(0).join(',')}]}`, 'items'],
