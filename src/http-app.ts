@@ -15,7 +15,7 @@ import {
   closingGate,
   hostHeaderHook,
 } from './common/http/connection-guards.js';
-import { mediaTypeHook } from './common/http/media-type.hook.js';
+import { mediaTypeHook, TOKEN_PATH } from './common/http/media-type.hook.js';
 import { requestInputHook } from './common/http/request-input.hook.js';
 import { requestIdFor } from './common/http/request-id.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
@@ -28,7 +28,6 @@ import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 const BODY_LIMIT = 1024 * 1024;
 /** A token request is a few hundred bytes; a larger one is refused before it is buffered. */
 const TOKEN_BODY_LIMIT = 4 * 1024;
-export const TOKEN_ROUTE = '/builders/oauth/token';
 /**
  * Longest raw (percent-encoded) path parameter: 100 characters of 4-byte UTF-8 are 1,200
  * encoded; Fastify's default of 100 answered 414 for a valid external order id.
@@ -85,7 +84,7 @@ export async function createHttpApp({
   const fastify = adapter.getInstance();
   const closing = closingGate();
   fastify.addHook('onRoute', (route) => {
-    if (route.url === TOKEN_ROUTE) route.bodyLimit = TOKEN_BODY_LIMIT;
+    if (route.url === TOKEN_PATH) route.bodyLimit = TOKEN_BODY_LIMIT;
   });
   // On the raw response so it survives every path, errors and 404s included.
   fastify.addHook('onRequest', async (request, reply) => {

@@ -256,8 +256,8 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     this.appIdsByClientId.clear();
     const since = this.loadedUpTo ? new Date(this.loadedUpTo.getTime() - 60_000) : null;
     const revokedSince = (table: string, id: string) =>
-      this.dataSource.query<Array<{ id: string; expires_at: Date; now: Date }>>(
-        `SELECT ${id} AS id, expires_at, now() AS now FROM ${table}
+      this.dataSource.query<Array<{ id: string; expires_at: Date }>>(
+        `SELECT ${id} AS id, expires_at FROM ${table}
          WHERE revoked_at IS NOT NULL AND expires_at > now()
            AND ($1::timestamptz IS NULL OR revoked_at >= $1)`,
         [since],

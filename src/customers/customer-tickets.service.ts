@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.service.js';
+import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
@@ -23,6 +24,8 @@ import { generateTicketToken, hashTicketToken, TICKET_TOKEN_FORMAT } from './tic
  */
 @Injectable()
 export class CustomerTickets {
+  private readonly failuresPerEmail: RateLimitRule;
+
   constructor(
     private readonly tickets: CustomerTicketsRepository,
     private readonly customers: CustomersRepository,
@@ -33,7 +36,9 @@ export class CustomerTickets {
     private readonly transactions: Transactions,
     private readonly secrets: ServerSecrets,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.failuresPerEmail = loginLimits(config).failuresPerEmail;
+  }
 
   async issue(ctx: AppContext, type: TicketType, email: string): Promise<TicketDto> {
     const token = generateTicketToken();
@@ -94,8 +99,7 @@ export class CustomerTickets {
       return this.customers.byId(m, ctx.tenantId, customerId);
     });
     if (!customer) throw invalidTicket();
-    const { failuresPerEmail } = loginLimits(this.config);
-    await this.limiter.clear(failuresPerEmail, emailKey(ctx.tenantId, customer.email_key));
+    await this.limiter.clear(this.failuresPerEmail, emailKey(ctx.tenantId, customer.email_key));
     return toCustomerDto(customer);
   }
 

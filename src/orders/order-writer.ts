@@ -152,7 +152,7 @@ export class OrderWriter {
   }
 }
 
-export function unknownCustomer(id: number): AppError {
+function unknownCustomer(id: number): AppError {
   return new AppError('unknown_customer', `customer ${id} is not a customer of this tenant`, {
     details: [{ field: 'customer.id', message: 'is not a customer of this tenant' }],
   });

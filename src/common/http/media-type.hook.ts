@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 
-export const FORM_BODY_ROUTES = new Set(['/builders/oauth/token']);
+/** The OAuth token endpoint: the one route that takes a form body, and a small one. */
+export const TOKEN_PATH = '/builders/oauth/token';
+export const FORM_BODY_ROUTES = new Set([TOKEN_PATH]);
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
