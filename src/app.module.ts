@@ -5,6 +5,7 @@ import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { CoreModule, type CoreOptions } from './core.module.js';
 import { CustomersModule } from './customers/customers.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MarketplaceModule } from './marketplace/marketplace.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
@@ -26,6 +27,7 @@ export class AppModule {
         TenantsModule,
         ProductsModule,
         OrdersModule,
+        EventsModule,
         CustomersModule,
         MarketplaceModule,
         MaintenanceModule,

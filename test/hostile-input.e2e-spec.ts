@@ -788,6 +788,21 @@ describe('hostile input (property-based, every route)', () => {
         ),
     },
     {
+      name: 'GET /v1/orders/:id/events',
+      runs: 100,
+      arbitrary: () =>
+        hostileRequest(
+          'GET',
+          idSegment(() => orderIds).map((id) => `/v1/orders/${id}/events`),
+          headers(appAuth()),
+        ),
+    },
+    {
+      name: 'GET /v1/events',
+      runs: 150,
+      arbitrary: () => hostileRequest('GET', fixed('/v1/events'), headers(appAuth())),
+    },
+    {
       name: 'POST /v1/orders/:id/status',
       runs: 120,
       writes: true,
@@ -990,6 +1005,8 @@ describe('hostile input (property-based, every route)', () => {
         '/v1/orders/:x',
         '/v1/orders/:x/status',
         '/v1/orders/:x/:x',
+        '/v1/events',
+        '/v1/events/:x',
         '/v1/customers/:x',
         '/v1/customers/me/:x',
         '/v1/customers/me/orders/:x',

@@ -93,6 +93,12 @@ describe('marketplace import', () => {
       external_order_id: body.external_order_id,
       customer: { id: null, name: 'Ada', email: 'ada@example.com', phone: '+90 555' },
     });
+    // Its one order.created event carries the Order as the API shows it.
+    const events = await t.dataSource.query<Array<{ type: string; data: unknown }>>(
+      `SELECT type, data FROM events WHERE tenant_id = $1 AND order_id = $2`,
+      [tenantId, done.order_id],
+    );
+    expect(events).toEqual([{ type: 'order.created', data: { object: order.body } }]);
     const [catalogProduct] = await t.dataSource.query(
       `SELECT id FROM products WHERE tenant_id = $1 AND sku = 'MP-SKU-1'`,
       [tenantId],
@@ -157,6 +163,13 @@ describe('marketplace import', () => {
     const failed = await until('trendyol', 'BOOM-1', 'failed', 15_000);
     expect(failed).toMatchObject({ status: 'failed', order_id: null, attempts: 2 });
     expect(failed.error).toContain('warehouse system refused the order');
+    // One marketplace_import.failed, carrying the status document; no order.created.
+    const events = await t.dataSource.query<Array<{ type: string; data: unknown }>>(
+      `SELECT type, data FROM events
+       WHERE tenant_id = $1 AND data -> 'object' ->> 'external_order_id' = 'BOOM-1'`,
+      [tenantId],
+    );
+    expect(events).toEqual([{ type: 'marketplace_import.failed', data: { object: failed } }]);
   });
 
   const invalid: Array<[string, Record<string, unknown>, string]> = [

@@ -12,6 +12,8 @@ const TABLES = [
   'customer_sessions',
   'customer_tickets',
   'customers',
+  'event_purges',
+  'events',
   'idempotency_keys',
   'marketplace_imports',
   'order_items',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import type { App } from '../apps/app.entity.js';
+import { toAppView as appJson } from '../apps/app.mapper.js';
 import { AppsService } from '../apps/apps.service.js';
 import { AppError } from '../common/errors/app-error.js';
 import {
@@ -10,20 +10,6 @@ import {
   type CommandOutput,
   type JsonOption,
 } from './admin-command.js';
-
-/** What an admin may see of an app: never the secret or its hash, only its last four characters. */
-function appJson(app: App): Record<string, unknown> {
-  return {
-    id: app.id,
-    tenant_id: app.tenantId,
-    name: app.name,
-    client_id: app.clientId,
-    approved_scopes: app.approvedScopes,
-    active: app.active,
-    secret_last4: app.secretLast4,
-    created_at: app.createdAt.toISOString(),
-  };
-}
 
 interface AppOptions extends JsonOption {
   tenant?: string;

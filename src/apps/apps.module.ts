@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TokensModule } from '../auth/tokens.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { AppsService } from './apps.service.js';
 
 @Module({
-  imports: [TenantsModule, TokensModule],
+  imports: [TenantsModule, TokensModule, EventsModule],
   providers: [AppsService],
   exports: [AppsService],
 })

@@ -10,7 +10,10 @@ import { AppError } from '../common/errors/app-error.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { TenantsService } from '../tenants/tenants.service.js';
+import { EventLog } from '../events/event-log.js';
+import type { EventType } from '../events/event-types.js';
 import { App } from './app.entity.js';
+import { toAppView } from './app.mapper.js';
 import { generateClientId, generateClientSecret, hashClientSecret } from './client-secret.js';
 import { hasCharLength } from '../common/char-length.js';
 
@@ -38,6 +41,7 @@ export class AppsService {
     private readonly audit: AuditService,
     private readonly tokens: AccessTokenIssuer,
     private readonly config: AppConfig,
+    private readonly events: EventLog,
   ) {}
 
   /** Joins the caller's transaction when there is one (the demo seed makes several things). */
@@ -74,7 +78,7 @@ export class AppsService {
 
   async rotateSecret(clientId: string): Promise<CreatedApp> {
     const clientSecret = generateClientSecret();
-    const app = await this.change(clientId, 'app.rotate_secret', {}, (a) => ({
+    const app = await this.change(clientId, 'app.rotate_secret', 'app.secret_rotated', {}, (a) => ({
       secretHash: hashClientSecret(clientSecret, this.secrets.pepper),
       secretLast4: clientSecret.slice(-4),
       credentialsVersion: a.credentialsVersion + 1,
@@ -84,18 +88,27 @@ export class AppsService {
 
   setScopes(clientId: string, scopes: string): Promise<App> {
     const approvedScopes = validScopes(scopes);
-    return this.change(clientId, 'app.set_scopes', { approved_scopes: approvedScopes }, (a) => ({
-      approvedScopes,
-      credentialsVersion: a.credentialsVersion + 1,
-    }));
+    return this.change(
+      clientId,
+      'app.set_scopes',
+      'app.scopes_changed',
+      { approved_scopes: approvedScopes },
+      (a) => ({ approvedScopes, credentialsVersion: a.credentialsVersion + 1 }),
+    );
   }
 
   /** Deactivation also retires every token issued so far: reactivating revives none. */
   setActive(clientId: string, active: boolean): Promise<App> {
-    return this.change(clientId, active ? 'app.activate' : 'app.deactivate', {}, (a) => ({
-      active,
-      credentialsVersion: active ? a.credentialsVersion : a.credentialsVersion + 1,
-    }));
+    return this.change(
+      clientId,
+      active ? 'app.activate' : 'app.deactivate',
+      active ? 'app.activated' : 'app.deactivated',
+      {},
+      (a) => ({
+        active,
+        credentialsVersion: active ? a.credentialsVersion : a.credentialsVersion + 1,
+      }),
+    );
   }
 
   /** A private app token (CONTRACT 5 `app token`), for approved scopes only. */
@@ -153,16 +166,24 @@ export class AppsService {
     return this.transactions.run(async (tx) => {
       const rows: Array<{
         tenant_id: number;
+        app_id: number;
         client_id: string;
         revoked_at: Date;
         expires_at: Date;
+        newly: boolean;
       }> = await tx.query(
-        // As a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
+        // Only the statement that sets revoked_at reports `newly` (a concurrent second
+        // revocation re-checks the row after the first commits and finds it revoked).
         `WITH revoked AS (
-           UPDATE app_tokens t SET revoked_at = COALESCE(t.revoked_at, now())
-           FROM apps a WHERE t.jti = $1 AND a.tenant_id = t.tenant_id AND a.id = t.app_id
-           RETURNING t.tenant_id, a.client_id, t.revoked_at, t.expires_at)
-         SELECT * FROM revoked`,
+           UPDATE app_tokens t SET revoked_at = now()
+           FROM apps a
+           WHERE t.jti = $1 AND t.revoked_at IS NULL AND a.tenant_id = t.tenant_id AND a.id = t.app_id
+           RETURNING t.tenant_id, t.app_id, a.client_id, t.revoked_at, t.expires_at, true AS newly)
+         SELECT * FROM revoked
+         UNION ALL
+         SELECT t.tenant_id, t.app_id, a.client_id, COALESCE(t.revoked_at, now()), t.expires_at, false
+         FROM app_tokens t JOIN apps a ON a.tenant_id = t.tenant_id AND a.id = t.app_id
+         WHERE t.jti = $1 AND NOT EXISTS (SELECT 1 FROM revoked)`,
         [tokenId],
       );
       const row = rows[0];
@@ -179,14 +200,35 @@ export class AppsService {
         targetId: tokenId,
         details: { client_id: row.client_id },
       });
+      // Revoking a revoked token changes nothing: no second event.
+      if (row.newly) {
+        await this.events.append(tx, [
+          {
+            tenantId: row.tenant_id,
+            appId: row.app_id,
+            type: 'token.revoked',
+            data: {
+              object: {
+                id: tokenId,
+                client_id: row.client_id,
+                revoked_at: row.revoked_at.toISOString(),
+              },
+            },
+          },
+        ]);
+      }
       return { tokenId, clientId: row.client_id, revokedAt: row.revoked_at };
     });
   }
 
-  /** Locks the app row, applies `update`, announces and audits the change. */
+  /**
+   * Locks the app row, applies `update`, announces and audits the change, and writes its
+   * event for the app alone to see (CONTRACT 3.9).
+   */
   private change(
     clientId: string,
     action: string,
+    eventType: EventType,
     details: Record<string, unknown>,
     update: (app: App) => Partial<App>,
   ): Promise<App> {
@@ -196,6 +238,14 @@ export class AppsService {
       const saved = await tx.save(app);
       await publishCredentialsEvent(tx, { kind: 'app', appId: app.id });
       await this.record(saved, action, details);
+      await this.events.append(tx, [
+        {
+          tenantId: saved.tenantId,
+          appId: saved.id,
+          type: eventType,
+          data: { object: toAppView(saved) },
+        },
+      ]);
       return saved;
     });
   }

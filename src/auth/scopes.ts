@@ -8,6 +8,9 @@ export const APP_SCOPES = [
   'customer:manage',
   'customer:read',
   'order:read',
+  'events:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof APP_SCOPES)[number];

@@ -171,6 +171,13 @@ export class AppConfig {
   @Max(30 * 86_400)
   CUSTOMER_TICKET_TTL = 86_400;
 
+  /** Events (and their webhook deliveries) are kept this long; older cursors get 410. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EVENT_RETENTION_DAYS = 30;
+
   /** Failed logins per (tenant, email) per window before 429. */
   @Transform(toInteger)
   @IsInt()

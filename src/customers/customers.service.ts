@@ -8,6 +8,7 @@ import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.servic
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
+import { EventLog } from '../events/event-log.js';
 import { toCustomerDto } from './customer.mapper.js';
 import { CustomerSessions } from './customer-sessions.service.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';
@@ -42,6 +43,7 @@ export class CustomersService implements OnModuleInit {
     private readonly transactions: Transactions,
     private readonly sessions: CustomerSessions,
     private readonly config: AppConfig,
+    private readonly events: EventLog,
   ) {
     const limits = loginLimits(config);
     this.failuresPerEmail = limits.failuresPerEmail;
@@ -68,15 +70,21 @@ export class CustomersService implements OnModuleInit {
     const m = this.transactions.manager;
     if (await this.customers.byEmail(m, ctx.tenantId, dto.email)) throw emailTaken();
     const passwordHash = await this.passwords.hash(ctx.appId, dto.password);
-    const row = await this.customers.insert(m, ctx.tenantId, {
-      name: dto.name,
-      email: dto.email,
-      phone: dto.phone,
-      passwordHash,
+    return this.transactions.run(async (tx) => {
+      const row = await this.customers.insert(tx, ctx.tenantId, {
+        name: dto.name,
+        email: dto.email,
+        phone: dto.phone,
+        passwordHash,
+      });
+      // Registered by a concurrent request between the check and the insert.
+      if (!row) throw emailTaken();
+      const customer = toCustomerDto(row);
+      await this.events.append(tx, [
+        { tenantId: ctx.tenantId, type: 'customer.created', data: { object: customer } },
+      ]);
+      return customer;
     });
-    // Registered by a concurrent request between the check and the insert.
-    if (!row) throw emailTaken();
-    return toCustomerDto(row);
   }
 
   /**

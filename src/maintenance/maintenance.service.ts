@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common'
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
+import { purgeExpiredEvents } from '../events/event-retention.js';
 import { purgeExpiredRows, type PurgeCounts } from './expired-rows.js';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
@@ -33,8 +34,12 @@ export class Maintenance implements OnApplicationBootstrap {
     });
   }
 
-  async purgeExpired(): Promise<PurgeCounts> {
-    const counts = await purgeExpiredRows(this.transactions.manager);
+  async purgeExpired(): Promise<PurgeCounts & { events: number }> {
+    const m = this.transactions.manager;
+    const counts = {
+      ...(await purgeExpiredRows(m)),
+      events: await purgeExpiredEvents(m, this.config.EVENT_RETENTION_DAYS),
+    };
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     if (total > 0) this.logger.log({ purged: counts }, 'expired rows purged');
     return counts;

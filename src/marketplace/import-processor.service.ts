@@ -3,7 +3,9 @@ import type { EntityManager } from 'typeorm';
 import { Transactions } from '../common/transactions.js';
 import { AppError } from '../common/errors/app-error.js';
 import { toMinorUnits } from '../common/money.js';
+import { EventLog } from '../events/event-log.js';
 import { OrderWriter } from '../orders/order-writer.js';
+import { toStatusDto } from './import-status.mapper.js';
 import { priceLines } from '../orders/pricing.js';
 import type { ImportOrderDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
@@ -20,6 +22,7 @@ export class ImportProcessor {
     private readonly transactions: Transactions,
     private readonly imports: ImportsRepository,
     private readonly writer: OrderWriter,
+    private readonly events: EventLog,
   ) {}
 
   /** True when this attempt imported the order; false when there was nothing left to do. */
@@ -43,15 +46,26 @@ export class ImportProcessor {
     });
   }
 
+  /** The last failure also writes `marketplace_import.failed`, in the same transaction. */
   async recordFailure(job: ImportJob, error: unknown, final: boolean): Promise<void> {
     const reason = publicReason(error);
-    await this.imports.markAttemptFailed(
-      this.transactions.manager,
-      job.tenantId,
-      job.importId,
-      reason,
-      final,
-    );
+    await this.transactions.run(async (m) => {
+      const row = await this.imports.markAttemptFailed(
+        m,
+        job.tenantId,
+        job.importId,
+        reason,
+        final,
+      );
+      if (!row || !final) return;
+      await this.events.append(m, [
+        {
+          tenantId: job.tenantId,
+          type: 'marketplace_import.failed',
+          data: { object: toStatusDto(row) },
+        },
+      ]);
+    });
   }
 
   private async existingOrder(

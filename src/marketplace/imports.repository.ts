@@ -93,18 +93,26 @@ export class ImportsRepository {
     );
   }
 
-  /** After a failed attempt: back to `queued` for the retry, or `failed` for good. */
+  /**
+   * After a failed attempt: back to `queued` for the retry, or `failed` for good. Undefined
+   * when the import had ended already (imported, or failed by an earlier run of the job).
+   */
   async markAttemptFailed(
     m: EntityManager,
     tenantId: number,
     id: number,
     error: string,
     final: boolean,
-  ): Promise<void> {
-    await m.query(
-      `UPDATE marketplace_imports SET status = $3, error = $4, updated_at = now()
-       WHERE tenant_id = $1 AND id = $2 AND status <> 'imported'`,
+  ): Promise<ImportRow | undefined> {
+    requireTenant(tenantId);
+    const rows: ImportRow[] = await m.query(
+      `WITH failed AS (
+         UPDATE marketplace_imports SET status = $3, error = $4, updated_at = now()
+         WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'processing')
+         RETURNING ${COLUMNS})
+       SELECT * FROM failed`,
       [tenantId, id, final ? 'failed' : 'queued', error.slice(0, 1000)],
     );
+    return rows[0];
   }
 }

@@ -7,7 +7,8 @@ import { Transactions } from '../common/transactions.js';
 import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
 import type { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
-import { ImportsRepository, type ImportRow } from './imports.repository.js';
+import { toStatusDto } from './import-status.mapper.js';
+import { ImportsRepository } from './imports.repository.js';
 
 /** Accepting imports: validation, then the import row and its job in one transaction. */
 @Injectable()
@@ -65,17 +66,6 @@ export class ImportsService {
 
 function statusPath(marketplace: string, externalOrderId: string): string {
   return `/v1/marketplace/orders/import/${encodeURIComponent(marketplace)}/${encodeURIComponent(externalOrderId)}`;
-}
-
-export function toStatusDto(row: ImportRow): ImportStatusDto {
-  return {
-    status: row.status,
-    marketplace: row.marketplace,
-    external_order_id: row.external_order_id,
-    order_id: row.order_id,
-    error: row.error,
-    attempts: row.attempts,
-  };
 }
 
 /** Each line's total must be exactly unit_price × quantity (in hundredths, no float). */

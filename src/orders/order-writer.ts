@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../common/errors/app-error.js';
 import { requireTenant } from '../common/tenant-scope.js';
+import { EventLog } from '../events/event-log.js';
+import { toOrderDto } from './order.mapper.js';
 import { INITIAL_ORDER_STATUS } from './order-status.js';
 import type { ItemRow, OrderRow } from './orders.repository.js';
 import type { PricedLine } from './pricing.js';
@@ -45,15 +47,18 @@ export interface WrittenOrder {
 const CUSTOMER_FOREIGN_KEY = 'orders_tenant_id_customer_id_fkey';
 
 /**
- * The one place orders are written (API create, marketplace import, and what comes next:
- * seeding, events, counters hook in here). One statement, in the caller's transaction:
- * the customer link, the tenant's currency, the order and its lines together.
+ * The one place orders are written (API create, marketplace import; counters hook in here).
+ * In the caller's transaction: one statement for the customer link, the tenant's currency,
+ * the order and its lines, then its `order.created` event.
  */
 @Injectable()
 export class OrderWriter {
+  constructor(private readonly events: EventLog) {}
+
   async write(m: EntityManager, draft: OrderDraft): Promise<WrittenOrder> {
     requireTenant(draft.tenantId);
     const { link } = draft;
+    let written: WrittenOrder;
     try {
       const rows: Array<{ order: Record<string, unknown>; items: ItemRow[] }> = await m.query(
         `WITH linked AS (
@@ -116,7 +121,7 @@ export class OrderWriter {
       );
       const row = rows[0];
       if (!row) throw new Error(`tenant ${draft.tenantId} does not exist`);
-      return { order: fromJson(row.order), items: row.items };
+      written = { order: fromJson(row.order), items: row.items };
     } catch (error) {
       if (
         link.kind === 'id' &&
@@ -126,6 +131,15 @@ export class OrderWriter {
       }
       throw error;
     }
+    await this.events.append(m, [
+      {
+        tenantId: draft.tenantId,
+        type: 'order.created',
+        orderId: written.order.id,
+        data: { object: toOrderDto(written.order, written.items) },
+      },
+    ]);
+    return written;
   }
 
   /**

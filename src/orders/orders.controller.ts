@@ -23,6 +23,7 @@ import { Idempotency, type IdempotentCall } from '../idempotency/idempotency.ser
 import { CreateOrderDto } from './dto/create-order.dto.js';
 import { ChangeStatusDto, ListOrdersQuery } from './dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from './dto/order.dto.js';
+import { OrderEventsDto } from '../events/dto/event.dto.js';
 import { OrdersService } from './orders.service.js';
 
 @ApiTags('orders')
@@ -85,6 +86,19 @@ export class OrdersController {
   })
   get(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<OrderDto> {
     return this.orders.get(ctx, id);
+  }
+
+  @Get(':id/events')
+  @ApiParam(ID_PARAM)
+  @Authenticated(appScope('orders:read'))
+  @ApiOperation({ summary: "The order's timeline: its events, oldest first" })
+  @ApiOkResponse({ type: OrderEventsDto })
+  @ApiErrors({
+    validation_failed: 'id is not a positive integer',
+    not_found: "unknown or another tenant's order",
+  })
+  async timeline(@AppCtx() ctx: AppContext, @IdParam() id: number): Promise<OrderEventsDto> {
+    return { data: await this.orders.timeline(ctx, id) };
   }
 
   @Post(':id/status')

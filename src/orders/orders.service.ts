@@ -3,6 +3,10 @@ import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import { toPage, type Page } from '../common/pagination.js';
 import { Transactions } from '../common/transactions.js';
+import type { EventDto } from '../events/dto/event.dto.js';
+import { toEventDto } from '../events/event.mapper.js';
+import { EventLog } from '../events/event-log.js';
+import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
 import type { ListOrdersQuery } from './dto/order-queries.dto.js';
@@ -25,6 +29,8 @@ export class OrdersService {
     private readonly orders: OrdersRepository,
     private readonly writer: OrderWriter,
     private readonly transactions: Transactions,
+    private readonly events: EventLog,
+    private readonly eventsRepository: EventsRepository,
   ) {}
 
   /**
@@ -127,8 +133,28 @@ export class OrdersService {
       }
       const row = await this.orders.setStatus(m, by.tenantId, id, current.status, to, by.actor);
       const items = await this.orders.items(m, by.tenantId, [id]);
-      return toOrderDto(row, items.get(id) ?? []);
+      const order = toOrderDto(row, items.get(id) ?? []);
+      await this.events.append(m, [
+        {
+          tenantId: by.tenantId,
+          type: 'order.status_changed',
+          orderId: id,
+          data: { object: order, previous_status: current.status },
+        },
+      ]);
+      return order;
     });
+  }
+
+  /** The order's events, oldest first; an unknown or foreign order is 404. */
+  async timeline(ctx: AppContext, id: number): Promise<EventDto[]> {
+    const m = this.transactions.manager;
+    const [row, events] = await Promise.all([
+      this.orders.find(m, tenantScope(ctx.tenantId), id),
+      this.eventsRepository.ofOrder(m, ctx.tenantId, id),
+    ]);
+    if (!row) throw notFound(id);
+    return events.map(toEventDto);
   }
 }
 

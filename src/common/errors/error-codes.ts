@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   email_taken: 409,
   idempotency_key_in_use: 409,
   invalid_transition: 409,
+  cursor_expired: 410,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

@@ -4,6 +4,7 @@ import { RateLimits1764000000000 } from './1764000000000-rate-limits.js';
 import { ExpiryIndexes1764000000001 } from './1764000000001-expiry-indexes.js';
 import { ServiceSettings1764000000002 } from './1764000000002-service-settings.js';
 import { CustomerTickets1764100000000 } from './1764100000000-customer-tickets.js';
+import { Events1764200000000 } from './1764200000000-events.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   ExpiryIndexes1764000000001,
   ServiceSettings1764000000002,
   CustomerTickets1764100000000,
+  Events1764200000000,
 ];

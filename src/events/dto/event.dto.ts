@@ -1,0 +1,77 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+} from 'class-validator';
+import { toStrictInt } from '../../common/pagination.js';
+import { toCommaList } from '../../common/query-list.js';
+import { EVENT_TYPES, type EventType } from '../event-types.js';
+
+export class FeedQuery {
+  @ApiPropertyOptional({
+    description:
+      'A `next_cursor` from an earlier page: the feed continues just after it. Without it: from the oldest retained event.',
+  })
+  @IsOptional()
+  @IsString()
+  after?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 100 })
+  @Transform(toStrictInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit = 100;
+
+  @ApiPropertyOptional({
+    description: `Comma-separated event types to keep (${EVENT_TYPES.join(', ')}); a cursor is a place in the whole feed, so the filter may change between pages`,
+    type: String,
+    example: 'order.created,order.status_changed',
+  })
+  @IsOptional()
+  @Transform(toCommaList)
+  @IsArray({ message: 'must be a comma-separated list of event types' })
+  @ArrayMaxSize(EVENT_TYPES.length)
+  @IsIn(EVENT_TYPES, {
+    each: true,
+    message: `each entry must be one of: ${EVENT_TYPES.join(', ')}`,
+  })
+  types?: EventType[];
+}
+
+export class EventDto {
+  @ApiProperty({
+    description: 'Unique and stable; the `webhook-id` of its deliveries',
+    example: 'evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b',
+  })
+  id!: string;
+  @ApiProperty({ enum: EVENT_TYPES }) type!: EventType;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      '`object`: the Order (order.*), the import status document (marketplace_import.failed), the Customer, the App without secrets (app.*), `{id}` of the token (token.revoked) or the endpoint (endpoint.disabled); `previous_status` on order.status_changed',
+  })
+  data!: Record<string, unknown>;
+}
+
+export class EventPageDto {
+  @ApiProperty({ type: [EventDto] }) data!: EventDto[];
+  @ApiProperty({
+    description: 'Where to continue (pass as `after`); returned even when `data` is empty',
+  })
+  next_cursor!: string;
+  @ApiProperty({ description: 'More events are available now' }) has_more!: boolean;
+}
+
+export class OrderEventsDto {
+  @ApiProperty({ type: [EventDto] }) data!: EventDto[];
+}

@@ -1,0 +1,19 @@
+/** Every kind of event the log holds (CONTRACT 3.9). */
+export const EVENT_TYPES = [
+  'order.created',
+  'order.status_changed',
+  'marketplace_import.failed',
+  'customer.created',
+  'app.secret_rotated',
+  'app.scopes_changed',
+  'app.deactivated',
+  'app.activated',
+  'token.revoked',
+  'endpoint.disabled',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,42 @@
+import type { TestApp } from './test-app.js';
+
+export interface FeedEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  data: { object: Record<string, unknown> } & Record<string, unknown>;
+}
+
+export interface FeedPage {
+  data: FeedEvent[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+/** One page of GET /v1/events; fails the test unless it is a 200. */
+export async function feedPage(
+  t: TestApp,
+  token: string,
+  query: Record<string, string | number> = {},
+): Promise<FeedPage> {
+  const res = await t.http.get('/v1/events').query(query).set('authorization', `Bearer ${token}`);
+  if (res.status !== 200) throw new Error(`GET /v1/events → ${res.status} ${res.text}`);
+  return res.body as FeedPage;
+}
+
+/** Follows the feed from `after` until it has nothing more now; returns the events and the cursor. */
+export async function drainFeed(
+  t: TestApp,
+  token: string,
+  after?: string,
+  query: Record<string, string | number> = {},
+): Promise<{ events: FeedEvent[]; cursor: string }> {
+  const events: FeedEvent[] = [];
+  let cursor = after;
+  for (;;) {
+    const page = await feedPage(t, token, { ...query, ...(cursor ? { after: cursor } : {}) });
+    events.push(...page.data);
+    cursor = page.next_cursor;
+    if (!page.has_more) return { events, cursor };
+  }
+}
