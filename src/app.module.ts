@@ -12,6 +12,7 @@ import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { TenantsModule } from './tenants/tenants.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The HTTP service. */
 @Module({})
@@ -28,6 +29,7 @@ export class AppModule {
         ProductsModule,
         OrdersModule,
         EventsModule,
+        WebhooksModule,
         CustomersModule,
         MarketplaceModule,
         MaintenanceModule,

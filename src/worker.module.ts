@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { CoreModule, type CoreOptions } from './core.module.js';
 import { MarketplaceModule } from './marketplace/marketplace.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** A process that only works the job queue (`npm run worker`). */
 @Module({})
@@ -9,7 +10,7 @@ export class WorkerModule {
   static register(options: CoreOptions): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.register(options), MarketplaceModule, MaintenanceModule],
+      imports: [CoreModule.register(options), MarketplaceModule, MaintenanceModule, WebhooksModule],
     };
   }
 }

@@ -84,6 +84,8 @@ describe('hostile input (property-based, every route)', () => {
   let foreignProductId: number;
   let orderIds: number[];
   let customerOrderId: number;
+  let endpointIds: number[];
+  let deliveryIds: number[];
   let kid: string;
   const imported = { marketplace: 'trendyol', externalOrderId: 'TY-1/ü 😀' };
 
@@ -125,6 +127,17 @@ describe('hostile input (property-based, every route)', () => {
         items: [{ sku: 'S-1', name: 'Widget', quantity: 3, unit_price: 19.99, total: 59.97 }],
       });
     must(accepted.status === 202, `import: ${accepted.status} ${accepted.text}`);
+
+    endpointIds = [];
+    for (const url of ['https://93.184.215.14/a', 'https://93.184.215.14/b']) {
+      const created = await t.http
+        .post('/v1/webhook-endpoints')
+        .set('authorization', `Bearer ${appToken}`)
+        .send({ url, event_types: ['order.created'] });
+      must(created.status === 201, `endpoint: ${created.status} ${created.text}`);
+      endpointIds.push((created.body as { id: number }).id);
+    }
+    deliveryIds = [1, 2, 3];
 
     const jwks = await t.http.get('/.well-known/jwks.json');
     kid = (jwks.body as { keys: Array<{ kid: string }> }).keys[0].kid;
@@ -391,6 +404,32 @@ describe('hostile input (property-based, every route)', () => {
       fc.array(hostileValue, { minLength: 1, maxLength: 4 }),
       fc.array(deepNesting, { minLength: 1, maxLength: 2 }),
     );
+
+  /** A webhook endpoint body; `full` for creation (url and event_types required). */
+  function endpointBody(full = true): fc.Arbitrary<HostileJson> {
+    const valid = fc.record(
+      {
+        url: fc.constantFrom(
+          'https://93.184.215.14/hooks',
+          'https://10.0.0.1/x',
+          'http://93.184.215.14/',
+        ),
+        event_types: fc.subarray(['order.created', 'order.status_changed', 'customer.created'], {
+          minLength: 1,
+        }),
+        description: fc.string({ maxLength: 10 }),
+        active: fc.boolean(),
+      },
+      { requiredKeys: full ? ['url', 'event_types'] : [] },
+    ) as fc.Arbitrary<HostileJson>;
+    return mutatedBody(valid, [
+      ['url'],
+      ['event_types'],
+      ['event_types', 0],
+      ['description'],
+      ['active'],
+    ]);
+  }
 
   function orderBody(): fc.Arbitrary<HostileJson> {
     const valid = fc.record({
@@ -803,6 +842,78 @@ describe('hostile input (property-based, every route)', () => {
       arbitrary: () => hostileRequest('GET', fixed('/v1/events'), headers(appAuth())),
     },
     {
+      name: 'POST /v1/webhook-endpoints',
+      runs: 120,
+      writes: true,
+      arbitrary: () =>
+        hostileRequest(
+          'POST',
+          fixed('/v1/webhook-endpoints'),
+          headers(appAuth()),
+          fc.option(jsonBody(endpointBody()), { nil: undefined, freq: 20 }),
+        ),
+    },
+    {
+      name: 'GET /v1/webhook-endpoints',
+      runs: 80,
+      arbitrary: () => hostileRequest('GET', fixed('/v1/webhook-endpoints'), headers(appAuth())),
+    },
+    {
+      name: 'GET /v1/webhook-endpoints/:id (and its deliveries)',
+      runs: 120,
+      arbitrary: () =>
+        hostileRequest(
+          'GET',
+          fc
+            .tuple(
+              idSegment(() => endpointIds),
+              fc.constantFrom('', '/deliveries'),
+            )
+            .map(([id, tail]) => `/v1/webhook-endpoints/${id}${tail}`),
+          headers(appAuth()),
+        ),
+    },
+    {
+      name: 'PATCH /v1/webhook-endpoints/:id',
+      runs: 120,
+      writes: true,
+      arbitrary: () =>
+        hostileRequest(
+          'PATCH',
+          idSegment(() => endpointIds).map((id) => `/v1/webhook-endpoints/${id}`),
+          headers(appAuth()),
+          fc.option(jsonBody(endpointBody(false)), { nil: undefined, freq: 20 }),
+        ),
+    },
+    {
+      name: 'DELETE /v1/webhook-endpoints/:id, rotate-secret, redeliver',
+      runs: 120,
+      writes: true,
+      arbitrary: () =>
+        fc.oneof(
+          hostileRequest(
+            'DELETE',
+            idSegment(() => [999_999]).map((id) => `/v1/webhook-endpoints/${id}`),
+            headers(appAuth()),
+          ),
+          hostileRequest(
+            'POST',
+            idSegment(() => [999_999]).map((id) => `/v1/webhook-endpoints/${id}/rotate-secret`),
+            headers(appAuth()),
+          ),
+          hostileRequest(
+            'POST',
+            fc
+              .tuple(
+                idSegment(() => endpointIds),
+                idSegment(() => deliveryIds),
+              )
+              .map(([id, d]) => `/v1/webhook-endpoints/${id}/deliveries/${d}/redeliver`),
+            headers(appAuth()),
+          ),
+        ),
+    },
+    {
       name: 'POST /v1/orders/:id/status',
       runs: 120,
       writes: true,
@@ -1007,6 +1118,9 @@ describe('hostile input (property-based, every route)', () => {
         '/v1/orders/:x/:x',
         '/v1/events',
         '/v1/events/:x',
+        '/v1/webhook-endpoints/:x',
+        '/v1/webhook-endpoints/:x/:x',
+        '/v1/webhook-endpoints/:x/deliveries/:x/redeliver',
         '/v1/customers/:x',
         '/v1/customers/me/:x',
         '/v1/customers/me/orders/:x',

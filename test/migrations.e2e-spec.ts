@@ -23,6 +23,9 @@ const TABLES = [
   'rate_limits',
   'service_settings',
   'tenants',
+  'webhook_deliveries',
+  'webhook_dispatch',
+  'webhook_endpoints',
 ];
 
 describe('migrations', () => {
@@ -65,7 +68,7 @@ describe('migrations', () => {
 `);
     // rate_limits and service_settings hold no tenant's data.
     const tenantOwned = TABLES.filter(
-      (t) => !['tenants', 'rate_limits', 'service_settings'].includes(t),
+      (t) => !['tenants', 'rate_limits', 'service_settings', 'webhook_dispatch'].includes(t),
     );
     const withTenantIndex = tenantOwned.filter((table) =>
       rows.some((r) => r.table === table && r.first_column === 'tenant_id'),

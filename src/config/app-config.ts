@@ -11,7 +11,9 @@ import {
   Min,
   MinLength,
   validateSync,
+  ValidateBy,
 } from 'class-validator';
+import { parseRetrySchedule } from '../webhooks/retry-schedule.js';
 
 import { IsTrustProxy, toTrustProxy, type TrustProxy } from './trust-proxy.js';
 
@@ -178,6 +180,41 @@ export class AppConfig {
   @Max(3650)
   EVENT_RETENTION_DAYS = 30;
 
+  /** `http:` webhook URLs (development against a local receiver); production wants https. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  WEBHOOK_ALLOW_HTTP = false;
+
+  /** Webhooks to loopback, private, link-local and metadata addresses (never in production). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+
+  /** Delays before each retry of a failed delivery (s, m, h, d); then the delivery fails. */
+  @ValidateBy({
+    name: 'retrySchedule',
+    validator: {
+      validate: (v: unknown) => typeof v === 'string' && parseRetrySchedule(v) !== undefined,
+      defaultMessage: () =>
+        'WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated delays of 1s to 7d, such as 5s,5m,2h',
+    },
+  })
+  WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+  /** A delivery that got no 2xx within this many seconds failed. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(30)
+  WEBHOOK_TIMEOUT_SECONDS = 10;
+
+  /** How often each process looks for new events to dispatch (one dispatches at a time). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  WEBHOOK_DISPATCH_INTERVAL_MS = 1000;
+
   /** Failed logins per (tenant, email) per window before 429. */
   @Transform(toInteger)
   @IsInt()
@@ -248,6 +285,10 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   IMPORT_RETRY_DELAY_SECONDS = 2;
+
+  get webhookRetryDelays(): number[] {
+    return parseRetrySchedule(this.WEBHOOK_RETRY_SCHEDULE) ?? [];
+  }
 
   get host(): string {
     return this.HOST ?? 'localhost';

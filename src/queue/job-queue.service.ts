@@ -68,11 +68,20 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Enqueues in the given transaction: committed together or not at all. */
   async sendInTransaction(manager: EntityManager, queue: string, data: object): Promise<void> {
-    const db = {
-      executeSql: async (text: string, values: unknown[]) => ({
-        rows: (await manager.query(text, values)) as unknown[],
-      }),
-    };
-    await this.boss.send(queue, data, { db });
+    await this.boss.send(queue, data, { db: inTransaction(manager) });
   }
+
+  /** Enqueues many jobs in one statement of the given transaction. */
+  async insertInTransaction(manager: EntityManager, jobs: PgBoss.JobInsert[]): Promise<void> {
+    if (jobs.length > 0) await this.boss.insert(jobs, { db: inTransaction(manager) });
+  }
+}
+
+/** pg-boss's database adapter over a TypeORM transaction. */
+function inTransaction(manager: EntityManager): PgBoss.Db {
+  return {
+    executeSql: async (text: string, values: unknown[]) => ({
+      rows: (await manager.query(text, values)) as unknown[],
+    }),
+  };
 }

@@ -224,6 +224,10 @@ export async function writeState(dataSource: DataSource): Promise<WriteState> {
       (SELECT count(*) FROM marketplace_imports)::text AS marketplace_imports,
       (SELECT count(*) FROM idempotency_keys)::text AS idempotency_keys,
       (SELECT count(*) FROM app_tokens)::text AS app_tokens,
+      (SELECT count(*) FROM events)::text AS events,
+      (SELECT md5(coalesce(string_agg(concat_ws(':', tenant_id, id, url, event_types, active,
+        description, secret_ciphertext, updated_at), ',' ORDER BY tenant_id, id), ''))
+        FROM webhook_endpoints) AS endpoint_states,
       (SELECT md5(coalesce(string_agg(concat_ws(':', tenant_id, id, status, updated_at, customer_id),
         ',' ORDER BY tenant_id, id), '')) FROM orders) AS order_states,
       (SELECT md5(coalesce(string_agg(concat_ws(':', tenant_id, id, name, email, phone,

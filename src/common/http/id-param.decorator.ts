@@ -15,14 +15,22 @@ export function parseId(raw: unknown, field = 'id'): number {
 }
 
 /**
- * The raw `:id` path parameter, parsed strictly. A custom decorator on purpose: the global
- * ValidationPipe converts `@Param() id: number` with `+value` first, turning "1e3" into 1000.
- * Document the route with `@ApiParam(ID_PARAM)`.
+ * A raw path id parameter (`:id` unless named), parsed strictly. A custom decorator on
+ * purpose: the global ValidationPipe converts `@Param() id: number` with `+value` first,
+ * turning "1e3" into 1000. Document the route with `@ApiParam(ID_PARAM)` / `idParam(name)`.
  */
-export const IdParam = createParamDecorator((_data: unknown, execution: ExecutionContext): number =>
-  parseId(
-    execution.switchToHttp().getRequest<FastifyRequest<{ Params: { id?: string } }>>().params.id,
-  ),
+export const IdParam = createParamDecorator(
+  (name: string | undefined, execution: ExecutionContext): number =>
+    parseId(
+      execution.switchToHttp().getRequest<FastifyRequest<{ Params: Record<string, string> }>>()
+        .params[name ?? 'id'],
+      name ?? 'id',
+    ),
 );
 
-export const ID_PARAM: ApiParamOptions = { name: 'id', schema: { type: 'integer', minimum: 1 } };
+export const idParam = (name: string): ApiParamOptions => ({
+  name,
+  schema: { type: 'integer', minimum: 1 },
+});
+
+export const ID_PARAM: ApiParamOptions = idParam('id');

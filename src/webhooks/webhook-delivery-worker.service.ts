@@ -1,0 +1,138 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type PgBoss from 'pg-boss';
+import { Transactions } from '../common/transactions.js';
+import { AppConfig } from '../config/app-config.js';
+import { toEventDto } from '../events/event.mapper.js';
+import { EventLog } from '../events/event-log.js';
+import { JobQueue } from '../queue/job-queue.service.js';
+import { SecretBox } from './secret-box.js';
+import { deliveryJob, WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
+import {
+  WebhookDeliveriesRepository,
+  type AttemptRecord,
+  type DeliveryTarget,
+} from './webhook-deliveries.repository.js';
+import { toEndpointDto } from './webhook-endpoint.mapper.js';
+import { postWebhook, type SendOutcome } from './webhook-sender.js';
+import { signatureHeader } from './webhook-signature.js';
+
+/** Deliveries attempted at once per process (each waits on the network, not the CPU). */
+const BATCH_SIZE = 16;
+
+/**
+ * Sends deliveries (Standard Webhooks) from the job queue and records each attempt: success,
+ * the next retry of WEBHOOK_RETRY_SCHEDULE (a new job, same `webhook-id`), or `failed`. An
+ * endpoint with no success for 5 days is disabled with an `endpoint.disabled` event. The
+ * HTTP request runs outside any transaction; the outcome is written only if the delivery is
+ * still at the attempt this job was for, so stale or duplicate jobs change nothing.
+ */
+@Injectable()
+export class WebhookDeliveryWorker implements OnApplicationBootstrap {
+  private readonly logger = new Logger('WebhookDeliveryWorker');
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly transactions: Transactions,
+    private readonly queue: JobQueue,
+    private readonly box: SecretBox,
+    private readonly events: EventLog,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.WORKER === 'off') return;
+    await this.queue.boss.work<DeliveryJob>(
+      WEBHOOK_QUEUE,
+      { batchSize: BATCH_SIZE, pollingIntervalSeconds: 0.5 },
+      async (jobs: Array<PgBoss.Job<DeliveryJob>>) => {
+        await Promise.all(jobs.map((job) => this.attempt(job.data)));
+      },
+    );
+  }
+
+  async attempt(job: DeliveryJob): Promise<void> {
+    const target = await this.deliveries.target(
+      this.transactions.manager,
+      job.tenantId,
+      job.deliveryId,
+    );
+    if (!target || target.state !== 'pending' || target.attempts !== job.attempt) return;
+    if (!target.active) {
+      await this.record(job, target, {
+        state: 'failed',
+        statusCode: null,
+        error: 'endpoint is not active',
+        retryIn: null,
+        attempted: false,
+      });
+      return;
+    }
+    const outcome = await this.send(target);
+    const retryIn = outcome.ok ? null : (this.config.webhookRetryDelays[job.attempt] ?? null);
+    await this.record(job, target, {
+      state: outcome.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending',
+      statusCode: outcome.statusCode,
+      error: outcome.ok ? null : outcome.error,
+      retryIn,
+      attempted: true,
+    });
+  }
+
+  private send(target: DeliveryTarget): Promise<SendOutcome> {
+    const body = JSON.stringify(toEventDto({ ...target.event, seq: 0, txid: '0' }));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = [target.secret_ciphertext, target.previous_secret_ciphertext]
+      .filter((sealed): sealed is Buffer => sealed !== null)
+      .map((sealed) => this.box.open(sealed));
+    return postWebhook(
+      target.url,
+      {
+        'webhook-id': target.event.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, target.event.id, timestamp, body),
+      },
+      body,
+      {
+        allowHttp: this.config.WEBHOOK_ALLOW_HTTP,
+        allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        timeoutMs: this.config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+      },
+    );
+  }
+
+  private async record(
+    job: DeliveryJob,
+    target: DeliveryTarget,
+    outcome: AttemptRecord,
+  ): Promise<void> {
+    await this.transactions.run(async (m) => {
+      const { tenantId, deliveryId } = job;
+      if (!(await this.deliveries.record(m, tenantId, deliveryId, job.attempt, outcome))) return;
+      if (outcome.retryIn !== null) {
+        await this.queue.insertInTransaction(m, [
+          deliveryJob({ tenantId, deliveryId, attempt: job.attempt + 1 }, outcome.retryIn),
+        ]);
+      }
+      if (!outcome.attempted) return;
+      if (outcome.state === 'succeeded') {
+        await this.deliveries.endpointSucceeded(m, tenantId, target.endpoint_id);
+        return;
+      }
+      const disabled = await this.deliveries.endpointFailed(m, tenantId, target.endpoint_id);
+      if (disabled) {
+        this.logger.warn(
+          { tenantId, endpointId: disabled.id },
+          'webhook endpoint disabled after 5 days of failures',
+        );
+        await this.events.append(m, [
+          {
+            tenantId,
+            appId: disabled.app_id,
+            type: 'endpoint.disabled',
+            data: { object: toEndpointDto(disabled) },
+          },
+        ]);
+      }
+    });
+  }
+}

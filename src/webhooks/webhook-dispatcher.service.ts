@@ -1,0 +1,101 @@
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { Transactions } from '../common/transactions.js';
+import { AppConfig } from '../config/app-config.js';
+import { JobQueue } from '../queue/job-queue.service.js';
+import { deliveryJob, WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
+
+/** Events turned into deliveries per transaction. */
+const BATCH = 500;
+
+/**
+ * Follows the event log, in the feed's order and with its commit rule (only events of
+ * transactions below the snapshot's xmin), from a position kept in `webhook_dispatch`: each
+ * batch makes the deliveries of the matching active endpoints, enqueues their jobs and moves
+ * the position in one transaction, so a crash repeats a batch or loses nothing, and the
+ * unique (endpoint, event) keeps a repeat from delivering twice. Every worker process polls;
+ * the row lock (SKIP LOCKED) lets one dispatch at a time and the others return at once.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('WebhookDispatcher');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly queue: JobQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.boss.createQueue(WEBHOOK_QUEUE, { name: WEBHOOK_QUEUE });
+    if (this.config.WORKER === 'off') return;
+    this.timer = setInterval(() => this.tick(), this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.dispatchAll()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'webhook dispatch failed'))
+      .finally(() => (this.running = undefined));
+  }
+
+  /** Dispatches until the log has nothing more to give now; returns the events passed. */
+  async dispatchAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const passed = await this.dispatchBatch();
+      total += passed;
+      if (passed < BATCH) return total;
+    }
+  }
+
+  private dispatchBatch(): Promise<number> {
+    return this.transactions.run(async (m) => {
+      const held: unknown[] = await m.query(
+        'SELECT 1 FROM webhook_dispatch FOR UPDATE SKIP LOCKED',
+      );
+      if (held.length === 0) return 0; // another process is dispatching
+      const [row]: Array<{ events: number; deliveries: Array<Omit<DeliveryJob, 'attempt'>> }> =
+        await m.query(
+          `WITH position AS (SELECT txid, seq FROM webhook_dispatch),
+           batch AS (
+             SELECT e.tenant_id, e.seq, e.txid, e.type, e.app_id, e.created_at
+             FROM events e, position p
+             WHERE (e.txid, e.seq) > (p.txid, p.seq)
+               AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+             ORDER BY e.txid, e.seq LIMIT $1),
+           created AS (
+             INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_seq, next_attempt_at)
+             SELECT b.tenant_id, ep.id, b.seq, now()
+             FROM batch b JOIN webhook_endpoints ep
+               ON ep.tenant_id = b.tenant_id AND ep.active AND b.type = ANY (ep.event_types)
+              AND (b.app_id IS NULL OR b.app_id = ep.app_id) AND ep.created_at <= b.created_at
+             ON CONFLICT DO NOTHING
+             RETURNING tenant_id, id),
+           last AS (SELECT txid, seq FROM batch ORDER BY txid DESC, seq DESC LIMIT 1),
+           moved AS (UPDATE webhook_dispatch SET txid = last.txid, seq = last.seq FROM last)
+           SELECT (SELECT count(*)::int FROM batch) AS events,
+             COALESCE((SELECT json_agg(json_build_object('tenantId', tenant_id, 'deliveryId', id))
+                       FROM created), '[]') AS deliveries`,
+          [BATCH],
+        );
+      await this.queue.insertInTransaction(
+        m,
+        row.deliveries.map((d) => deliveryJob({ ...d, attempt: 0 })),
+      );
+      return row.events;
+    });
+  }
+}

@@ -1,0 +1,159 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AppCtx, Authenticated } from '../auth/authenticated.decorator.js';
+import { appScope } from '../auth/grants.js';
+import type { AppContext } from '../auth/request-context.js';
+import { ApiErrors } from '../common/errors/api-error.decorator.js';
+import { ID_PARAM, IdParam, idParam } from '../common/http/id-param.decorator.js';
+import { PageQuery, type Page } from '../common/pagination.js';
+import {
+  CreateWebhookEndpointDto,
+  UpdateWebhookEndpointDto,
+  WebhookDeliveryDto,
+  WebhookDeliveryPageDto,
+  WebhookEndpointDto,
+  WebhookEndpointListDto,
+  WebhookEndpointWithSecretDto,
+} from './dto/webhook-endpoint.dto.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+
+const NOT_FOUND = "unknown endpoint, or another app's";
+
+@ApiTags('webhooks')
+@Controller('v1/webhook-endpoints')
+export class WebhookEndpointsController {
+  constructor(private readonly endpoints: WebhookEndpointsService) {}
+
+  @Post()
+  @Authenticated(appScope('webhooks:write'))
+  @ApiOperation({
+    summary: 'Create a webhook endpoint; its signing secret is shown only in this answer',
+  })
+  @ApiCreatedResponse({
+    type: WebhookEndpointWithSecretDto,
+    headers: {
+      Location: { description: '/v1/webhook-endpoints/{id}', schema: { type: 'string' } },
+    },
+  })
+  @ApiErrors({
+    validation_failed:
+      'url refused (scheme, credentials, private address), unknown event type, or the app has 20 endpoints already',
+  })
+  async create(
+    @AppCtx() ctx: AppContext,
+    @Body() dto: CreateWebhookEndpointDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WebhookEndpointWithSecretDto> {
+    const created = await this.endpoints.create(ctx, dto);
+    void reply.header('location', `/v1/webhook-endpoints/${created.id}`);
+    return created;
+  }
+
+  @Get()
+  @Authenticated(appScope('webhooks:read'))
+  @ApiOperation({ summary: "The app's webhook endpoints (never their secrets)" })
+  @ApiOkResponse({ type: WebhookEndpointListDto })
+  async list(@AppCtx() ctx: AppContext): Promise<WebhookEndpointListDto> {
+    return { data: await this.endpoints.list(ctx) };
+  }
+
+  @Get(':id')
+  @ApiParam(ID_PARAM)
+  @Authenticated(appScope('webhooks:read'))
+  @ApiOperation({ summary: 'One webhook endpoint (never its secret)' })
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrors({ validation_failed: 'id is not a positive integer', not_found: NOT_FOUND })
+  get(@AppCtx() ctx: AppContext, @IdParam() id: number): Promise<WebhookEndpointDto> {
+    return this.endpoints.get(ctx, id);
+  }
+
+  @Patch(':id')
+  @ApiParam(ID_PARAM)
+  @Authenticated(appScope('webhooks:write'))
+  @ApiOperation({ summary: 'Change the url, the event types, or pause/resume (active)' })
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrors({
+    validation_failed: 'a field is malformed or the url is refused',
+    not_found: NOT_FOUND,
+  })
+  update(
+    @AppCtx() ctx: AppContext,
+    @IdParam() id: number,
+    @Body() dto: UpdateWebhookEndpointDto,
+  ): Promise<WebhookEndpointDto> {
+    return this.endpoints.update(ctx, id, dto);
+  }
+
+  @Delete(':id')
+  @ApiParam(ID_PARAM)
+  @HttpCode(204)
+  @Authenticated(appScope('webhooks:write'))
+  @ApiOperation({ summary: 'Delete the endpoint and its delivery log' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors({ validation_failed: 'id is not a positive integer', not_found: NOT_FOUND })
+  async remove(@AppCtx() ctx: AppContext, @IdParam() id: number): Promise<void> {
+    await this.endpoints.remove(ctx, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @ApiParam(ID_PARAM)
+  @HttpCode(200)
+  @Authenticated(appScope('webhooks:write'))
+  @ApiOperation({
+    summary: 'A new signing secret; the old one keeps signing beside it for 24 hours',
+    description:
+      'During the overlap every delivery carries two signatures in `webhook-signature`, one per secret, so receivers can switch at their pace.',
+  })
+  @ApiOkResponse({ type: WebhookEndpointWithSecretDto })
+  @ApiErrors({ validation_failed: 'id is not a positive integer', not_found: NOT_FOUND })
+  rotateSecret(
+    @AppCtx() ctx: AppContext,
+    @IdParam() id: number,
+  ): Promise<WebhookEndpointWithSecretDto> {
+    return this.endpoints.rotateSecret(ctx, id);
+  }
+
+  @Get(':id/deliveries')
+  @ApiParam(ID_PARAM)
+  @Authenticated(appScope('webhooks:read'))
+  @ApiOperation({ summary: "The endpoint's delivery log, newest first" })
+  @ApiOkResponse({ type: WebhookDeliveryPageDto })
+  @ApiErrors({ validation_failed: 'id, page or limit malformed', not_found: NOT_FOUND })
+  deliveries(
+    @AppCtx() ctx: AppContext,
+    @IdParam() id: number,
+    @Query() query: PageQuery,
+  ): Promise<Page<WebhookDeliveryDto>> {
+    return this.endpoints.deliveries(ctx, id, query);
+  }
+
+  @Post(':id/deliveries/:delivery_id/redeliver')
+  @ApiParam(ID_PARAM)
+  @ApiParam(idParam('delivery_id'))
+  @HttpCode(202)
+  @Authenticated(appScope('webhooks:write'))
+  @ApiOperation({
+    summary: 'Send the delivery again (same `webhook-id`), now and with the retry schedule after',
+  })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto })
+  @ApiErrors({
+    validation_failed: 'id or delivery_id is not a positive integer',
+    not_found: "unknown endpoint or delivery, or another app's",
+  })
+  redeliver(
+    @AppCtx() ctx: AppContext,
+    @IdParam() id: number,
+    @IdParam('delivery_id') deliveryId: number,
+  ): Promise<WebhookDeliveryDto> {
+    return this.endpoints.redeliver(ctx, id, deliveryId);
+  }
+}

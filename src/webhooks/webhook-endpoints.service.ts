@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import type { AppContext } from '../auth/request-context.js';
+import { AppError } from '../common/errors/app-error.js';
+import { offsetOf, toPage, type Page, type PageQuery } from '../common/pagination.js';
+import { Transactions } from '../common/transactions.js';
+import { AppConfig } from '../config/app-config.js';
+import { JobQueue } from '../queue/job-queue.service.js';
+import type {
+  CreateWebhookEndpointDto,
+  UpdateWebhookEndpointDto,
+  WebhookDeliveryDto,
+  WebhookEndpointDto,
+  WebhookEndpointWithSecretDto,
+} from './dto/webhook-endpoint.dto.js';
+import { SecretBox } from './secret-box.js';
+import { deliveryJob } from './webhook-delivery-job.js';
+import { toDeliveryDto, toEndpointDto } from './webhook-endpoint.mapper.js';
+import { WebhookEndpointsRepository, type EndpointOwner } from './webhook-endpoints.repository.js';
+import { newSigningSecret } from './webhook-signature.js';
+import { checkTargetResolves, checkTargetUrl, RefusedTarget } from './webhook-target.js';
+
+/** CONTRACT 3.9: an app has at most this many endpoints. */
+export const MAX_ENDPOINTS_PER_APP = 20;
+/** After a rotation the old secret keeps signing this long, beside the new one. */
+export const SECRET_OVERLAP_SECONDS = 24 * 3600;
+
+/** Endpoints belong to the app that made them; any other app's are 404. */
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly transactions: Transactions,
+    private readonly box: SecretBox,
+    private readonly queue: JobQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  async create(
+    ctx: AppContext,
+    dto: CreateWebhookEndpointDto,
+  ): Promise<WebhookEndpointWithSecretDto> {
+    await this.checkUrl(dto.url);
+    const secret = newSigningSecret();
+    const row = await this.transactions.run(async (m) => {
+      const owner = ownerOf(ctx);
+      if ((await this.endpoints.lockApp(m, owner)) >= MAX_ENDPOINTS_PER_APP) {
+        throw new AppError(
+          'validation_failed',
+          `an app may have at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints`,
+          {
+            details: [
+              { field: 'url', message: `at most ${MAX_ENDPOINTS_PER_APP} endpoints per app` },
+            ],
+          },
+        );
+      }
+      return this.endpoints.insert(m, owner, {
+        url: dto.url,
+        eventTypes: dto.event_types,
+        description: dto.description ?? null,
+        secret: this.box.seal(secret),
+      });
+    });
+    return Object.assign(toEndpointDto(row), { secret });
+  }
+
+  async list(ctx: AppContext): Promise<WebhookEndpointDto[]> {
+    return (await this.endpoints.list(this.transactions.manager, ownerOf(ctx))).map(toEndpointDto);
+  }
+
+  async get(ctx: AppContext, id: number): Promise<WebhookEndpointDto> {
+    const row = await this.endpoints.find(this.transactions.manager, ownerOf(ctx), id);
+    if (!row) throw notFound(id);
+    return toEndpointDto(row);
+  }
+
+  async update(
+    ctx: AppContext,
+    id: number,
+    dto: UpdateWebhookEndpointDto,
+  ): Promise<WebhookEndpointDto> {
+    if (dto.url !== undefined) await this.checkUrl(dto.url);
+    const row = await this.endpoints.update(this.transactions.manager, ownerOf(ctx), id, dto);
+    if (!row) throw notFound(id);
+    return toEndpointDto(row);
+  }
+
+  async remove(ctx: AppContext, id: number): Promise<void> {
+    if (!(await this.endpoints.remove(this.transactions.manager, ownerOf(ctx), id)))
+      throw notFound(id);
+  }
+
+  async rotateSecret(ctx: AppContext, id: number): Promise<WebhookEndpointWithSecretDto> {
+    const secret = newSigningSecret();
+    const row = await this.endpoints.rotateSecret(
+      this.transactions.manager,
+      ownerOf(ctx),
+      id,
+      this.box.seal(secret),
+      SECRET_OVERLAP_SECONDS,
+    );
+    if (!row) throw notFound(id);
+    return Object.assign(toEndpointDto(row), { secret });
+  }
+
+  async deliveries(
+    ctx: AppContext,
+    id: number,
+    query: PageQuery,
+  ): Promise<Page<WebhookDeliveryDto>> {
+    const m = this.transactions.manager;
+    const owner = ownerOf(ctx);
+    if (!(await this.endpoints.find(m, owner, id))) throw notFound(id);
+    const { rows, total } = await this.endpoints.deliveries(
+      m,
+      owner,
+      id,
+      query.limit,
+      offsetOf(query),
+    );
+    return toPage(rows.map(toDeliveryDto), total, query);
+  }
+
+  /** Pending again and due now: a new attempt with the same `webhook-id`. */
+  async redeliver(ctx: AppContext, id: number, deliveryId: number): Promise<WebhookDeliveryDto> {
+    return this.transactions.run(async (m) => {
+      const owner = ownerOf(ctx);
+      if (!(await this.endpoints.find(m, owner, id))) throw notFound(id);
+      const requeued = await this.endpoints.requeue(m, ctx.tenantId, id, deliveryId);
+      if (!requeued) throw new AppError('not_found', `delivery ${deliveryId} not found`);
+      await this.queue.insertInTransaction(m, [
+        deliveryJob({ tenantId: ctx.tenantId, deliveryId, attempt: requeued.attempts }),
+      ]);
+      return toDeliveryDto((await this.endpoints.delivery(m, ctx.tenantId, deliveryId))!);
+    });
+  }
+
+  /** The URL rules, then the host's addresses now (they are checked again at every delivery). */
+  private async checkUrl(text: string): Promise<void> {
+    const policy = {
+      allowHttp: this.config.WEBHOOK_ALLOW_HTTP,
+      allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    };
+    try {
+      await checkTargetResolves(checkTargetUrl(text, policy), policy);
+    } catch (error) {
+      if (!(error instanceof RefusedTarget)) throw error;
+      throw new AppError('validation_failed', `url ${error.message}`, {
+        details: [{ field: 'url', message: error.message }],
+      });
+    }
+  }
+}
+
+function ownerOf(ctx: AppContext): EndpointOwner {
+  return { tenantId: ctx.tenantId, appId: ctx.appId };
+}
+
+function notFound(id: number): AppError {
+  return new AppError('not_found', `webhook endpoint ${id} not found`);
+}

@@ -1,0 +1,53 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedHook {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * A local HTTP receiver on 127.0.0.1 (tests send traffic to loopback only). `respond`
+ * decides each answer; it may hold a request until a promise settles.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedHook[] = [];
+  respond: (hook: ReceivedHook) => number | Promise<number> = () => 200;
+  private readonly server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const hook: ReceivedHook = {
+        path: req.url ?? '',
+        headers: req.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString(),
+      };
+      this.received.push(hook);
+      void Promise.resolve(this.respond(hook)).then((status) => res.writeHead(status).end('ok'));
+    });
+  });
+
+  static async start(): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver();
+    receiver.server.listen(0, '127.0.0.1');
+    await once(receiver.server, 'listening');
+    return receiver;
+  }
+
+  url(path = '/hooks'): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+  }
+
+  /** Deliveries to one path (each endpoint gets its own path). */
+  at(path: string): ReceivedHook[] {
+    return this.received.filter((h) => h.path === path);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+}
