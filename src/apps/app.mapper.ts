@@ -4,7 +4,19 @@ import type { App } from './app.entity.js';
  * What anyone may see of an app (the admin CLI, its admin-action events): never the secret
  * or its hash, only its last four characters.
  */
-export function toAppView(app: App): Record<string, unknown> {
+/** A type literal (not an interface), so it also passes as a plain JSON record. */
+export type AppView = {
+  id: number;
+  tenant_id: number;
+  name: string;
+  client_id: string;
+  approved_scopes: string[];
+  active: boolean;
+  secret_last4: string;
+  created_at: string;
+};
+
+export function toAppView(app: App): AppView {
   return {
     id: app.id,
     tenant_id: app.tenantId,

@@ -37,6 +37,8 @@ export class WebhookEndpointsController {
   @Authenticated(appScope('webhooks:write'))
   @ApiOperation({
     summary: 'Create a webhook endpoint; its signing secret is shown only in this answer',
+    description:
+      'Each delivery is a `POST` of one event (the schemas `*Event`, as in `GET /v1/events`) with the Standard Webhooks headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part of the secret after `whsec_`; two signatures, space-separated, during a rotation). Success is a 2xx within 10 s; otherwise retried per WEBHOOK_RETRY_SCHEDULE with the same `webhook-id`. Redirects are not followed.',
   })
   @ApiCreatedResponse({
     type: WebhookEndpointWithSecretDto,

@@ -13,6 +13,7 @@ import {
 import { toStrictInt } from '../../common/pagination.js';
 import { toCommaList } from '../../common/query-list.js';
 import { EVENT_TYPES, type EventType } from '../event-types.js';
+import { ANY_EVENT_SCHEMA } from './event-payloads.dto.js';
 
 export class FeedQuery {
   @ApiPropertyOptional({
@@ -64,7 +65,8 @@ export class EventDto {
 }
 
 export class EventPageDto {
-  @ApiProperty({ type: [EventDto] }) data!: EventDto[];
+  @ApiProperty({ type: 'array', items: ANY_EVENT_SCHEMA, description: 'One schema per event type' })
+  data!: EventDto[];
   @ApiProperty({
     description: 'Where to continue (pass as `after`); returned even when `data` is empty',
   })
@@ -73,5 +75,5 @@ export class EventPageDto {
 }
 
 export class OrderEventsDto {
-  @ApiProperty({ type: [EventDto] }) data!: EventDto[];
+  @ApiProperty({ type: 'array', items: ANY_EVENT_SCHEMA }) data!: EventDto[];
 }

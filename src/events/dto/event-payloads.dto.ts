@@ -1,0 +1,109 @@
+import { type Type } from '@nestjs/common';
+import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { AppViewDto } from '../../apps/dto/app-view.dto.js';
+import { CustomerDto } from '../../customers/dto/customer.dto.js';
+import { ImportStatusDto } from '../../marketplace/dto/import-order.dto.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../orders/order-status.js';
+import { OrderDto } from '../../orders/dto/order.dto.js';
+import { WebhookEndpointDto } from '../../webhooks/dto/webhook-endpoint.dto.js';
+import type { EventType } from '../event-types.js';
+
+/*
+ * Documentation of every event type's exact shape: the feed's items and the body of every
+ * webhook delivery are one of these, told apart by `type`.
+ */
+
+class OrderEventData {
+  @ApiProperty({ type: OrderDto }) object!: OrderDto;
+}
+
+class OrderStatusChangedData extends OrderEventData {
+  @ApiProperty({ enum: ORDER_STATUSES, description: 'The status before the change' })
+  previous_status!: OrderStatus;
+}
+
+class ImportFailedData {
+  @ApiProperty({ type: ImportStatusDto }) object!: ImportStatusDto;
+}
+
+class CustomerCreatedData {
+  @ApiProperty({ type: CustomerDto }) object!: CustomerDto;
+}
+
+class AppEventData {
+  @ApiProperty({ type: AppViewDto }) object!: AppViewDto;
+}
+
+class RevokedTokenDto {
+  @ApiProperty({ description: 'The token id (`jti`)' }) id!: string;
+  @ApiProperty() client_id!: string;
+  @ApiProperty({ format: 'date-time' }) revoked_at!: string;
+}
+
+class TokenRevokedData {
+  @ApiProperty({ type: RevokedTokenDto }) object!: RevokedTokenDto;
+}
+
+class EndpointDisabledData {
+  @ApiProperty({ type: WebhookEndpointDto }) object!: WebhookEndpointDto;
+}
+
+/** One named schema per event type: `OrderCreatedEvent`, `AppSecretRotatedEvent`, … */
+function eventSchema(type: EventType, data: Type, description: string): Type {
+  class TypedEvent {
+    @ApiProperty({ example: 'evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b' }) id!: string;
+    @ApiProperty({ enum: [type] }) type!: EventType;
+    @ApiProperty({ format: 'date-time' }) created_at!: string;
+    @ApiProperty({ type: data, description }) data!: unknown;
+  }
+  const name = type
+    .split(/[._]/)
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
+  Object.defineProperty(TypedEvent, 'name', { value: `${name}Event` });
+  return TypedEvent;
+}
+
+export const EVENT_SCHEMAS: Record<EventType, Type> = {
+  'order.created': eventSchema('order.created', OrderEventData, 'The new order (API or import)'),
+  'order.status_changed': eventSchema(
+    'order.status_changed',
+    OrderStatusChangedData,
+    'The order after the change, and its previous status',
+  ),
+  'marketplace_import.failed': eventSchema(
+    'marketplace_import.failed',
+    ImportFailedData,
+    'The import status document, failed for good',
+  ),
+  'customer.created': eventSchema('customer.created', CustomerCreatedData, 'The new customer'),
+  'app.secret_rotated': eventSchema(
+    'app.secret_rotated',
+    AppEventData,
+    'The app (seen by it alone)',
+  ),
+  'app.scopes_changed': eventSchema(
+    'app.scopes_changed',
+    AppEventData,
+    'The app (seen by it alone)',
+  ),
+  'app.deactivated': eventSchema('app.deactivated', AppEventData, 'The app (seen by it alone)'),
+  'app.activated': eventSchema('app.activated', AppEventData, 'The app (seen by it alone)'),
+  'token.revoked': eventSchema('token.revoked', TokenRevokedData, "The app's revoked token"),
+  'endpoint.disabled': eventSchema(
+    'endpoint.disabled',
+    EndpointDisabledData,
+    'The endpoint, disabled after 5 days of failed deliveries (seen by its app alone)',
+  ),
+};
+
+/** `oneOf` the event schemas, discriminated by `type`. */
+export const ANY_EVENT_SCHEMA = {
+  oneOf: Object.values(EVENT_SCHEMAS).map((schema) => ({ $ref: getSchemaPath(schema) })),
+  discriminator: {
+    propertyName: 'type',
+    mapping: Object.fromEntries(
+      Object.entries(EVENT_SCHEMAS).map(([type, schema]) => [type, getSchemaPath(schema)]),
+    ),
+  },
+};
