@@ -94,7 +94,7 @@ describe('webhooks', () => {
         .post(ENDPOINTS)
         .set(auth(s.token))
         .send({
-          url: 'https://93.184.215.14/hooks',
+          url: receiver.url('/unused'),
           event_types: ['order.created'],
           description: 'ERP',
         });
@@ -102,7 +102,7 @@ describe('webhooks', () => {
       expect(res.headers.location).toBe(`${ENDPOINTS}/${res.body.id}`);
       expect(res.body).toEqual({
         id: expect.any(Number),
-        url: 'https://93.184.215.14/hooks',
+        url: receiver.url('/unused'),
         description: 'ERP',
         event_types: ['order.created'],
         active: true,
@@ -212,7 +212,7 @@ describe('webhooks', () => {
           t.http
             .post(ENDPOINTS)
             .set(auth(s.token))
-            .send({ url: `https://93.184.215.14/${i}`, event_types: ['order.created'] }),
+            .send({ url: receiver.url(`/limit/${i}`), event_types: ['order.created'] }),
         ),
       );
       const statuses = results.map((r) => r.status);
