@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsService } from '../src/apps/apps.service.js';
+import { Maintenance } from '../src/maintenance/maintenance.service.js';
 import { postWebhook } from '../src/webhooks/webhook-sender.js';
 import { within } from './support/eventually.js';
 import { drainFeed } from './support/feed.js';
@@ -301,6 +302,31 @@ describe('webhooks', () => {
             .set(auth(stranger.token))
         ).status,
       ).toBe(404);
+    });
+
+    it('a pending delivery whose job was lost is sent again by the maintenance job', async () => {
+      const s = await newShop();
+      const endpoint = await newEndpoint(s, ['order.created']);
+      await createOrder(s);
+      await hooksAt(endpoint.path, 1);
+      await within(
+        5000,
+        async () => (await deliveries(s, endpoint)).data[0]?.state === 'succeeded',
+      );
+      // As if its job had vanished: pending, overdue for an hour, no job in the queue.
+      await t.dataSource.query(
+        `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now() - interval '1 hour'
+         WHERE endpoint_id = $1`,
+        [endpoint.id],
+      );
+      const counts = await t.app.get(Maintenance).purgeExpired();
+      expect(counts.requeued_deliveries).toBeGreaterThanOrEqual(1);
+      const hooks = await hooksAt(endpoint.path, 2);
+      expect(hooks[1].headers['webhook-id']).toBe(hooks[0].headers['webhook-id']);
+      await within(
+        5000,
+        async () => (await deliveries(s, endpoint)).data[0]?.state === 'succeeded',
+      );
     });
 
     it('after a rotation both secrets sign for the overlap', async () => {

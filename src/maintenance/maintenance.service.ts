@@ -3,6 +3,7 @@ import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { purgeExpiredEvents } from '../events/event-retention.js';
+import { WebhookRecovery } from '../webhooks/webhook-recovery.service.js';
 import { purgeExpiredRows, type PurgeCounts } from './expired-rows.js';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
@@ -22,6 +23,7 @@ export class Maintenance implements OnApplicationBootstrap {
     private readonly queue: JobQueue,
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
+    private readonly webhooks: WebhookRecovery,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -34,11 +36,12 @@ export class Maintenance implements OnApplicationBootstrap {
     });
   }
 
-  async purgeExpired(): Promise<PurgeCounts & { events: number }> {
+  async purgeExpired(): Promise<PurgeCounts & { events: number; requeued_deliveries: number }> {
     const m = this.transactions.manager;
     const counts = {
       ...(await purgeExpiredRows(m)),
       events: await purgeExpiredEvents(m, this.config.EVENT_RETENTION_DAYS),
+      requeued_deliveries: await this.webhooks.requeueOverdue(),
     };
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     if (total > 0) this.logger.log({ purged: counts }, 'expired rows purged');

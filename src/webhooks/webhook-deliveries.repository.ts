@@ -93,6 +93,24 @@ export class WebhookDeliveriesRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Pending deliveries whose attempt is long overdue: their job was lost (pg-boss gave up on
+   * a worker that kept crashing, or a row was restored). Marked due now; the caller enqueues.
+   */
+  async overdue(
+    m: EntityManager,
+    graceSeconds: number,
+  ): Promise<Array<{ tenantId: number; deliveryId: number; attempt: number }>> {
+    return m.query(
+      `WITH due AS (
+         UPDATE webhook_deliveries SET next_attempt_at = now()
+         WHERE state = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+         RETURNING tenant_id, id, attempts)
+       SELECT tenant_id AS "tenantId", id AS "deliveryId", attempts AS attempt FROM due`,
+      [graceSeconds],
+    );
+  }
+
   /** A success ends the endpoint's failure streak. */
   async endpointSucceeded(m: EntityManager, tenantId: number, endpointId: number): Promise<void> {
     await m.query(

@@ -6,6 +6,7 @@ import { SecretBox } from './secret-box.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.service.js';
+import { WebhookRecovery } from './webhook-recovery.service.js';
 import { WebhookEndpointsController } from './webhook-endpoints.controller.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
@@ -25,7 +26,8 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
     WebhookDeliveriesRepository,
     WebhookDispatcher,
     WebhookDeliveryWorker,
+    WebhookRecovery,
   ],
-  exports: [WebhookDispatcher],
+  exports: [WebhookDispatcher, WebhookRecovery],
 })
 export class WebhooksModule {}
