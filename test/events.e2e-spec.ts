@@ -129,6 +129,7 @@ describe('event log and change feed', () => {
       await apps.setScopes(other.clientId, 'orders:read events:read');
       const { clientSecret } = await apps.rotateSecret(other.clientId);
       await apps.setActive(other.clientId, false);
+      await apps.setActive(other.clientId, false); // already inactive: no change, no event
       await apps.setActive(other.clientId, true);
       await apps.revokeToken(issued.tokenId);
       await apps.revokeToken(issued.tokenId); // already revoked: no second event
@@ -204,10 +205,12 @@ describe('event log and change feed', () => {
       expect(third.data).toHaveLength(1);
       const ids = [...first.data, ...second.data, ...third.data].map((e) => e.id);
       expect(new Set(ids).size).toBe(5);
+      // Past the end the cursor still moves on (to the commit horizon), never back.
       const empty = await feedPage(t, s.token, { after: third.next_cursor });
-      expect(empty).toEqual({ data: [], next_cursor: third.next_cursor, has_more: false });
+      expect(empty).toMatchObject({ data: [], has_more: false });
       await createOrder(s);
       expect((await feedPage(t, s.token, { after: third.next_cursor })).data).toHaveLength(1);
+      expect((await feedPage(t, s.token, { after: empty.next_cursor })).data).toHaveLength(1);
     });
 
     it('types filters; unknown types, bad limits and foreign cursors are 400', async () => {
@@ -279,6 +282,29 @@ describe('event log and change feed', () => {
       // A cursor at or past everything removed still works.
       expect((await feedPage(t, s.token, { after: old.next_cursor })).data).toEqual([]);
       expect((await feedPage(t, s.token)).data).toEqual([]);
+    });
+
+    it('a follower that saw nothing (types filter, empty start) is not expired by the purge of what it skipped', async () => {
+      const s = await newShop();
+      const start = await feedPage(t, s.token);
+      expect(start.data).toEqual([]);
+      await createOrder(s);
+      const filtered = await drainFeed(t, s.token, start.next_cursor, {
+        types: 'customer.created',
+      });
+      expect(filtered.events).toEqual([]);
+      const unfiltered = await drainFeed(t, s.token, start.next_cursor);
+      expect(unfiltered.events).toHaveLength(1);
+      await t.dataSource.query(
+        `UPDATE events SET created_at = now() - interval '31 days' WHERE tenant_id = $1`,
+        [s.tenantId],
+      );
+      await t.app.get(Maintenance).purgeExpired();
+      expect(
+        (await feedPage(t, s.token, { after: filtered.cursor, types: 'customer.created' })).data,
+      ).toEqual([]);
+      expect((await feedPage(t, s.token, { after: unfiltered.cursor })).data).toEqual([]);
+      expect((await get(s, `/v1/events?after=${start.next_cursor}`)).status).toBe(410);
     });
   });
 

@@ -101,6 +101,7 @@ describe('webhooks', () => {
         });
       expect(res.status).toBe(201);
       expect(res.headers.location).toBe(`${ENDPOINTS}/${res.body.id}`);
+      expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body).toEqual({
         id: expect.any(Number),
         url: receiver.url('/unused'),
@@ -336,6 +337,7 @@ describe('webhooks', () => {
         .post(`${ENDPOINTS}/${endpoint.id}/rotate-secret`)
         .set(auth(s.token));
       expect(rotated.status).toBe(200);
+      expect(rotated.headers['cache-control']).toBe('no-store');
       expect(rotated.body.secret).not.toBe(endpoint.secret);
       await createOrder(s);
       const [hook] = await hooksAt(endpoint.path, 1);
@@ -388,12 +390,63 @@ describe('webhooks', () => {
       expect(receiver.at(statusOnly.path)).toHaveLength(1);
     });
 
+    it('deliveries need an active app entitled to the type (webhooks:write alone reads nothing)', async () => {
+      const s = await newShop();
+      const hooksOnly = await newApp(t, s.tenantId, ['webhooks:write', 'webhooks:read']);
+      const watching = await newEndpoint(s, ['order.created'], await tokenFor(t, hooksOnly));
+      const entitled = await newApp(t, s.tenantId, ['webhooks:write', 'orders:read']);
+      const paused = await newEndpoint(s, ['order.created'], await tokenFor(t, entitled));
+      const control = await newEndpoint(s, ['order.created']);
+      await createOrder(s);
+      await hooksAt(control.path, 1);
+      await t.app.get(AppsService).setActive(entitled.clientId, false);
+      await createOrder(s);
+      await hooksAt(control.path, 2);
+      // Dispatched past both orders: neither the unentitled app nor the inactive one got any.
+      await within(5000, async () => {
+        const [{ behind }] = await t.dataSource.query<Array<{ behind: boolean }>>(
+          `SELECT EXISTS (SELECT 1 FROM events e, webhook_dispatch d WHERE (e.txid, e.seq) > (d.txid, d.seq)) AS behind`,
+        );
+        return !behind;
+      });
+      expect(receiver.at(watching.path)).toEqual([]);
+      expect(receiver.at(paused.path)).toHaveLength(1);
+      await t.app.get(AppsService).setScopes(hooksOnly.clientId, 'webhooks:write orders:read');
+      await createOrder(s);
+      await hooksAt(watching.path, 1);
+    });
+
     it('an endpoint failing for 5 days is disabled, with an endpoint.disabled event', async () => {
       const s = await newShop();
       const endpoint = await newEndpoint(s, ['order.created']);
       const watcher = await newEndpoint(s, ['endpoint.disabled']);
+      // One failure, then a quiet week: a new failure starts a new streak, nothing is disabled.
       await t.dataSource.query(
-        `UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1`,
+        `UPDATE webhook_endpoints SET failing_since = now() - interval '7 days',
+           last_failure_at = now() - interval '7 days' WHERE id = $1`,
+        [endpoint.id],
+      );
+      const quiet = receiver.respond;
+      receiver.respond = (hook) => (hook.path === endpoint.path ? 500 : quiet(hook));
+      try {
+        await createOrder(s);
+        await hooksAt(endpoint.path, 1);
+        await within(5000, async () => (await deliveries(s, endpoint)).data[0]?.attempts === 1);
+      } finally {
+        receiver.respond = quiet;
+      }
+      const [fresh] = await t.dataSource.query<Array<{ active: boolean; recent: boolean }>>(
+        `SELECT active, failing_since > now() - interval '1 minute' AS recent FROM webhook_endpoints WHERE id = $1`,
+        [endpoint.id],
+      );
+      expect(fresh).toEqual({ active: true, recent: true });
+      await t.dataSource.query(`DELETE FROM webhook_deliveries WHERE endpoint_id = $1`, [
+        endpoint.id,
+      ]);
+      // Failing without a break for over 5 days: the next failure disables it.
+      await t.dataSource.query(
+        `UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute',
+           last_failure_at = now() - interval '1 hour' WHERE id = $1`,
         [endpoint.id],
       );
       const failing = receiver.respond;
@@ -412,17 +465,18 @@ describe('webhooks', () => {
       expect(shown.body.active).toBe(false);
       // Resuming clears the streak; new events are delivered again.
       await t.http.patch(`${ENDPOINTS}/${endpoint.id}`).set(auth(s.token)).send({ active: true });
-      await createOrder(s);
-      await hooksAt(endpoint.path, 2);
-      const [row] = await t.dataSource.query<Array<{ failing_since: Date | null }>>(
+      const [resumed] = await t.dataSource.query<Array<{ failing_since: Date | null }>>(
         'SELECT failing_since FROM webhook_endpoints WHERE id = $1',
         [endpoint.id],
       );
+      expect(resumed.failing_since).toBeNull();
+      const seen = receiver.at(endpoint.path).length;
+      await createOrder(s);
+      await hooksAt(endpoint.path, seen + 1);
       await within(
         5000,
         async () => (await deliveries(s, endpoint)).data[0]?.state === 'succeeded',
       );
-      expect(row).toBeDefined();
     });
 
     it('a receiver that hangs never slows the request that made the change', async () => {

@@ -97,17 +97,23 @@ export class AppsService {
     );
   }
 
-  /** Deactivation also retires every token issued so far: reactivating revives none. */
+  /**
+   * Deactivation also retires every token issued so far: reactivating revives none. Setting
+   * the state the app is already in changes nothing (no new version, no event).
+   */
   setActive(clientId: string, active: boolean): Promise<App> {
     return this.change(
       clientId,
       active ? 'app.activate' : 'app.deactivate',
       active ? 'app.activated' : 'app.deactivated',
       {},
-      (a) => ({
-        active,
-        credentialsVersion: active ? a.credentialsVersion : a.credentialsVersion + 1,
-      }),
+      (a) =>
+        a.active === active
+          ? undefined
+          : {
+              active,
+              credentialsVersion: active ? a.credentialsVersion : a.credentialsVersion + 1,
+            },
     );
   }
 
@@ -230,11 +236,14 @@ export class AppsService {
     action: string,
     eventType: EventType,
     details: Record<string, unknown>,
-    update: (app: App) => Partial<App>,
+    /** The fields to change; undefined when the app is already as asked. */
+    update: (app: App) => Partial<App> | undefined,
   ): Promise<App> {
     return this.transactions.run(async (tx) => {
       const app = await this.lock(tx, clientId);
-      Object.assign(app, update(app));
+      const changes = update(app);
+      if (!changes) return app; // nothing to change: no version, no audit, no event
+      Object.assign(app, changes);
       const saved = await tx.save(app);
       await publishCredentialsEvent(tx, { kind: 'app', appId: app.id });
       await this.record(saved, action, details);

@@ -208,6 +208,16 @@ export class AppConfig {
   @Max(30)
   WEBHOOK_TIMEOUT_SECONDS = 10;
 
+  /**
+   * Deliveries in flight at once per worker process, each on its own poller: a slow
+   * receiver holds one of them for at most WEBHOOK_TIMEOUT_SECONDS, never a whole batch.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  WEBHOOK_CONCURRENCY = 8;
+
   /** How often each process looks for new events to dispatch (one dispatches at a time). */
   @Transform(toInteger)
   @IsInt()

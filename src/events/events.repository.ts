@@ -26,7 +26,10 @@ export class EventsRepository {
   /**
    * Events after `position` in commit-respecting order. Only events of transactions below
    * the snapshot's xmin are served: every transaction there has ended, so nothing can still
-   * commit before the returned position. A long transaction delays the feed, never reorders it.
+   * commit before the returned position. A long transaction delays the feed, never reorders
+   * it. Also returns that xmin (`horizon`): every event the reader may ever see is at or
+   * after (horizon, 0), so a page that is not full lets the cursor move there, even when the
+   * filters showed nothing. With `types`, one ordered, limited index range per type, merged.
    */
   async feed(
     m: EntityManager,
@@ -34,19 +37,27 @@ export class EventsRepository {
     position: FeedPosition,
     limit: number,
     types: EventType[] | undefined,
-  ): Promise<EventRow[]> {
+  ): Promise<{ horizon: string; rows: EventRow[] }> {
     requireTenant(reader.tenantId);
     const params: unknown[] = [reader.tenantId, reader.appId, position.txid, position.seq, limit];
-    const typeFilter = types ? `AND type = ANY($${params.push(types)}::text[])` : '';
-    return m.query(
-      `SELECT ${EVENT_COLUMNS} FROM events
+    const range = (typeCondition: string) =>
+      `SELECT seq, txid, id, type, data, created_at FROM events
        WHERE tenant_id = $1 AND (app_id IS NULL OR app_id = $2)
-         AND (txid, seq) > ($3::xid8, $4::bigint)
-         AND txid < pg_snapshot_xmin(pg_current_snapshot())
-         ${typeFilter}
-       ORDER BY txid, seq LIMIT $5`,
+         AND (txid, seq) > ($3::xid8, $4::bigint) AND txid < h.xmin ${typeCondition}
+       ORDER BY txid, seq LIMIT $5`;
+    const ranges = types
+      ? types.map((type) => `(${range(`AND type = $${params.push(type)}`)})`).join(' UNION ALL ')
+      : range('');
+    const rows: Array<EventRow & { horizon: string }> = await m.query(
+      `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+       SELECT h.xmin::text AS horizon, e.seq, e.txid::text AS txid, e.id, e.type, e.data, e.created_at
+       FROM h LEFT JOIN LATERAL (
+         SELECT * FROM (${ranges}) merged ORDER BY txid, seq LIMIT $5) e ON true
+       ORDER BY e.txid, e.seq`,
       params,
     );
+    const events: EventRow[] = rows.filter((r) => r.id !== null);
+    return { horizon: rows[0].horizon, rows: events };
   }
 
   /** Whether retention removed an event of the tenant after `position`. */

@@ -5,7 +5,12 @@ import { Transactions } from '../common/transactions.js';
 import type { EventPageDto, FeedQuery } from './dto/event.dto.js';
 import { toEventDto } from './event.mapper.js';
 import { EventsRepository } from './events.repository.js';
-import { decodeFeedCursor, encodeFeedCursor, FEED_START } from './feed-cursor.js';
+import {
+  decodeFeedCursor,
+  encodeFeedCursor,
+  FEED_START,
+  type FeedPosition,
+} from './feed-cursor.js';
 
 @Injectable()
 export class EventsService {
@@ -27,7 +32,13 @@ export class EventsService {
     }
     const m = this.transactions.manager;
     const reader = { tenantId: ctx.tenantId, appId: ctx.appId };
-    const rows = await this.events.feed(m, reader, position, query.limit + 1, query.types);
+    const { horizon, rows } = await this.events.feed(
+      m,
+      reader,
+      position,
+      query.limit + 1,
+      query.types,
+    );
     if (query.after !== undefined && (await this.events.purgedAfter(m, ctx.tenantId, position))) {
       throw new AppError(
         'cursor_expired',
@@ -35,11 +46,15 @@ export class EventsService {
       );
     }
     const page = rows.slice(0, query.limit);
+    const hasMore = rows.length > query.limit;
     const last = page.at(-1);
-    return {
-      data: page.map(toEventDto),
-      next_cursor: encodeFeedCursor(last ? { txid: last.txid, seq: last.seq } : position),
-      has_more: rows.length > query.limit,
-    };
+    // A full page continues after its last event; otherwise everything visible was read.
+    const next = hasMore ? last! : laterOf(position, { txid: horizon, seq: 0 });
+    return { data: page.map(toEventDto), next_cursor: encodeFeedCursor(next), has_more: hasMore };
   }
+}
+
+function laterOf(a: FeedPosition, b: FeedPosition): FeedPosition {
+  const [ta, tb] = [BigInt(a.txid), BigInt(b.txid)];
+  return ta > tb || (ta === tb && a.seq >= b.seq) ? a : b;
 }

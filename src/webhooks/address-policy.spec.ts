@@ -28,6 +28,8 @@ describe('webhook address policy (pure: nothing here ever connects)', () => {
     '64:ff9b::a9fe:a9fe', // NAT64 of 169.254.169.254
     '2002:a00:1::', // 6to4 of 10.0.0.1
     '2001:db8::1', // documentation
+    '::7f00:1', // IPv4-compatible 127.0.0.1
+    '::a00:1', // IPv4-compatible 10.0.0.1
     'ff02::1',
     'localhost',
     'not-an-address',

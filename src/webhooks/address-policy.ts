@@ -20,10 +20,14 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === 'unicast';
 }
 
-/** The IPv4 address carried by a NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address. */
+/**
+ * The IPv4 address carried by a NAT64 (64:ff9b::/96), 6to4 (2002::/16) or deprecated
+ * IPv4-compatible (::/96) address.
+ */
 function embeddedIPv4(v6: ipaddr.IPv6): string | undefined {
   const parts = v6.parts;
   const range = v6.range();
+  if (parts.slice(0, 6).every((p) => p === 0)) return ipv4From(parts[6], parts[7]);
   if (range === 'rfc6052') return ipv4From(parts[6], parts[7]);
   if (range === '6to4') return ipv4From(parts[1], parts[2]);
   return undefined;

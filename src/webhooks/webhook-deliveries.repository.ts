@@ -11,6 +11,7 @@ export interface DeliveryTarget {
   endpoint_id: number;
   app_id: number;
   url: string;
+  /** The endpoint and its app are both active. */
   active: boolean;
   secret_ciphertext: Buffer;
   previous_secret_ciphertext: Buffer | null;
@@ -29,6 +30,12 @@ export interface AttemptRecord {
 
 /** Days of failures (no 2xx at all) after which an endpoint is disabled. */
 export const DISABLE_AFTER_FAILING_DAYS = 5;
+/**
+ * A failure this long after the previous one starts a new streak: longer than any gap of
+ * the retry schedule, so a retried delivery keeps its streak, while one failure, a quiet
+ * week and another failure are not "five days of failures".
+ */
+const STREAK_GAP_HOURS = 24;
 
 @Injectable()
 export class WebhookDeliveriesRepository {
@@ -41,12 +48,14 @@ export class WebhookDeliveriesRepository {
     const rows: Array<
       Omit<DeliveryTarget, 'event'> & { event: DeliveryTarget['event'] & { created_at: string } }
     > = await m.query(
-      `SELECT d.state, d.attempts, d.endpoint_id, ep.app_id, ep.url, ep.active, ep.secret_ciphertext,
+      `SELECT d.state, d.attempts, d.endpoint_id, ep.app_id, ep.url, ep.active AND a.active AS active,
+           ep.secret_ciphertext,
            CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END
              AS previous_secret_ciphertext,
            json_build_object('id', e.id, 'type', e.type, 'data', e.data, 'created_at', e.created_at) AS event
          FROM webhook_deliveries d
          JOIN webhook_endpoints ep ON ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id
+         JOIN apps a ON a.tenant_id = ep.tenant_id AND a.id = ep.app_id
          JOIN events e ON e.tenant_id = d.tenant_id AND e.seq = d.event_seq
          WHERE d.tenant_id = $1 AND d.id = $2`,
       [tenantId, deliveryId],
@@ -132,11 +141,15 @@ export class WebhookDeliveriesRepository {
     requireTenant(tenantId);
     const streak: Array<{ expired: boolean }> = await m.query(
       `WITH streak AS (
-         UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now())
+         UPDATE webhook_endpoints SET
+           failing_since = CASE
+             WHEN failing_since IS NULL OR last_failure_at < now() - make_interval(hours => $4)
+             THEN now() ELSE failing_since END,
+           last_failure_at = now()
          WHERE tenant_id = $1 AND id = $2
          RETURNING failing_since <= now() - make_interval(days => $3) AS expired)
        SELECT * FROM streak`,
-      [tenantId, endpointId, DISABLE_AFTER_FAILING_DAYS],
+      [tenantId, endpointId, DISABLE_AFTER_FAILING_DAYS, STREAK_GAP_HOURS],
     );
     if (!streak[0]?.expired) return undefined;
     const rows: EndpointRow[] = await m.query(

@@ -16,9 +16,6 @@ import { toEndpointDto } from './webhook-endpoint.mapper.js';
 import { postWebhook, type SendOutcome } from './webhook-sender.js';
 import { signatureHeader } from './webhook-signature.js';
 
-/** Deliveries attempted at once per process (each waits on the network, not the CPU). */
-const BATCH_SIZE = 16;
-
 /**
  * Sends deliveries (Standard Webhooks) from the job queue and records each attempt: success,
  * the next retry of WEBHOOK_RETRY_SCHEDULE (a new job, same `webhook-id`), or `failed`. An
@@ -39,15 +36,22 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
     private readonly config: AppConfig,
   ) {}
 
+  /**
+   * WEBHOOK_CONCURRENCY pollers of one job each: a receiver that takes the whole timeout
+   * holds one poller, and the others go on. After a job a poller asks again at once.
+   */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.WORKER === 'off') return;
-    await this.queue.boss.work<DeliveryJob>(
-      WEBHOOK_QUEUE,
-      { batchSize: BATCH_SIZE, pollingIntervalSeconds: 0.5 },
-      async (jobs: Array<PgBoss.Job<DeliveryJob>>) => {
-        await Promise.all(jobs.map((job) => this.attempt(job.data)));
-      },
-    );
+    for (let i = 0; i < this.config.WEBHOOK_CONCURRENCY; i++) {
+      const id: string = await this.queue.boss.work<DeliveryJob>(
+        WEBHOOK_QUEUE,
+        { batchSize: 1, pollingIntervalSeconds: 0.5 },
+        async ([job]: Array<PgBoss.Job<DeliveryJob>>) => {
+          await this.attempt(job.data);
+          this.queue.boss.notifyWorker(id);
+        },
+      );
+    }
   }
 
   async attempt(job: DeliveryJob): Promise<void> {
@@ -61,7 +65,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
       await this.record(job, target, {
         state: 'failed',
         statusCode: null,
-        error: 'endpoint is not active',
+        error: 'endpoint or app is not active',
         retryIn: null,
         attempted: false,
       });
@@ -81,9 +85,20 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
   private send(target: DeliveryTarget): Promise<SendOutcome> {
     const body = JSON.stringify(toEventDto({ ...target.event, seq: 0, txid: '0' }));
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = [target.secret_ciphertext, target.previous_secret_ciphertext]
-      .filter((sealed): sealed is Buffer => sealed !== null)
-      .map((sealed) => this.box.open(sealed));
+    let secrets: string[];
+    try {
+      secrets = [target.secret_ciphertext, target.previous_secret_ciphertext]
+        .filter((sealed): sealed is Buffer => sealed !== null)
+        .map((sealed) => this.box.open(sealed));
+    } catch {
+      // Another SECRET_PEPPER than the one that sealed it: nothing can be signed. Rotate.
+      this.logger.error({ endpointId: target.endpoint_id }, 'webhook signing secret unreadable');
+      return Promise.resolve({
+        ok: false,
+        statusCode: null,
+        error: 'signing secret unreadable (SECRET_PEPPER changed?); rotate the secret',
+      });
+    }
     return postWebhook(
       target.url,
       {

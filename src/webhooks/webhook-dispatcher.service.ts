@@ -7,6 +7,7 @@ import {
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
+import { entitlementPairs } from './event-entitlements.js';
 import { deliveryJob, WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
 
 /** Events turned into deliveries per transaction. */
@@ -17,7 +18,8 @@ const BATCH = 500;
  * transactions below the snapshot's xmin), from a position kept in `webhook_dispatch`: each
  * batch makes the deliveries of the matching active endpoints, enqueues their jobs and moves
  * the position in one transaction, so a crash repeats a batch or loses nothing, and the
- * unique (endpoint, event) keeps a repeat from delivering twice. Every worker process polls;
+ * unique (endpoint, event) keeps a repeat from delivering twice. Only endpoints of active
+ * apps entitled to the event type get one (event-entitlements.ts). Every worker process polls;
  * the row lock (SKIP LOCKED) lets one dispatch at a time and the others return at once.
  */
 @Injectable()
@@ -63,17 +65,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private dispatchBatch(): Promise<number> {
     return this.transactions.run(async (m) => {
-      const held: unknown[] = await m.query(
-        'SELECT 1 FROM webhook_dispatch FOR UPDATE SKIP LOCKED',
+      const held: Array<{ txid: string; seq: number }> = await m.query(
+        'SELECT txid::text AS txid, seq FROM webhook_dispatch FOR UPDATE SKIP LOCKED',
       );
       if (held.length === 0) return 0; // another process is dispatching
+      // The position as parameters: a row comparison with constants is an index condition.
       const [row]: Array<{ events: number; deliveries: Array<Omit<DeliveryJob, 'attempt'>> }> =
         await m.query(
-          `WITH position AS (SELECT txid, seq FROM webhook_dispatch),
-           batch AS (
+          `WITH batch AS (
              SELECT e.tenant_id, e.seq, e.txid, e.type, e.app_id, e.created_at
-             FROM events e, position p
-             WHERE (e.txid, e.seq) > (p.txid, p.seq)
+             FROM events e
+             WHERE (e.txid, e.seq) > ($2::xid8, $3::bigint)
                AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
              ORDER BY e.txid, e.seq LIMIT $1),
            created AS (
@@ -82,6 +84,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
              FROM batch b JOIN webhook_endpoints ep
                ON ep.tenant_id = b.tenant_id AND ep.active AND b.type = ANY (ep.event_types)
               AND (b.app_id IS NULL OR b.app_id = ep.app_id) AND ep.created_at <= b.created_at
+             JOIN apps a ON a.tenant_id = ep.tenant_id AND a.id = ep.app_id AND a.active
+             WHERE b.app_id IS NOT NULL OR EXISTS (
+               SELECT 1 FROM unnest($4::text[], $5::text[]) AS g(type, scope)
+               WHERE g.type = b.type AND g.scope = ANY (a.approved_scopes))
              ON CONFLICT DO NOTHING
              RETURNING tenant_id, id),
            last AS (SELECT txid, seq FROM batch ORDER BY txid DESC, seq DESC LIMIT 1),
@@ -89,7 +95,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
            SELECT (SELECT count(*)::int FROM batch) AS events,
              COALESCE((SELECT json_agg(json_build_object('tenantId', tenant_id, 'deliveryId', id))
                        FROM created), '[]') AS deliveries`,
-          [BATCH],
+          [BATCH, held[0].txid, held[0].seq, ...entitlementPairs()],
         );
       await this.queue.insertInTransaction(
         m,

@@ -56,7 +56,9 @@ export class WebhookEndpointsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookEndpointWithSecretDto> {
     const created = await this.endpoints.create(ctx, dto);
-    void reply.header('location', `/v1/webhook-endpoints/${created.id}`);
+    void reply
+      .header('location', `/v1/webhook-endpoints/${created.id}`)
+      .header('cache-control', 'no-store');
     return created;
   }
 
@@ -120,7 +122,9 @@ export class WebhookEndpointsController {
   rotateSecret(
     @AppCtx() ctx: AppContext,
     @IdParam() id: number,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookEndpointWithSecretDto> {
+    void reply.header('cache-control', 'no-store');
     return this.endpoints.rotateSecret(ctx, id);
   }
 

@@ -95,7 +95,7 @@ export class WebhookEndpointsRepository {
     return rows[0];
   }
 
-  /** Applies the given fields; resuming (`active: true`) also clears the failure streak. */
+  /** Applies the given fields; resuming or a new url also clears the failure streak. */
   async update(
     m: EntityManager,
     owner: EndpointOwner,
@@ -109,7 +109,7 @@ export class WebhookEndpointsRepository {
            url = COALESCE($4, url),
            event_types = COALESCE($5, event_types),
            active = COALESCE($6, active),
-           failing_since = CASE WHEN $6 THEN NULL ELSE failing_since END,
+           failing_since = CASE WHEN $6 OR $4::text IS NOT NULL THEN NULL ELSE failing_since END,
            description = CASE WHEN $7 THEN $8 ELSE description END,
            updated_at = now()
          WHERE tenant_id = $1 AND app_id = $2 AND id = $3

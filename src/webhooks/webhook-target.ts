@@ -10,6 +10,8 @@ export interface TargetPolicy {
 
 export class RefusedTarget extends Error {}
 
+const CREATION_LOOKUP_TIMEOUT_MS = 3000;
+
 /**
  * The URL rules checked before anything is resolved or sent: absolute http(s) (http only
  * when allowed), no credentials in it, an IP-literal host must be public. Returns the URL.
@@ -91,9 +93,14 @@ export async function checkTargetResolves(
   resolve: Resolver = systemResolver,
 ): Promise<void> {
   if (hostAddress(url) !== undefined || policy.allowPrivateNetworks) return;
-  const addresses = await new Promise<LookupAddress[]>((ok) =>
-    resolve(url.hostname, (error, found) => ok(error ? [] : found)),
-  );
+  // A slow resolver must not hold the request: past the limit the name counts as unresolved.
+  const addresses = await new Promise<LookupAddress[]>((ok) => {
+    const timer = setTimeout(() => ok([]), CREATION_LOOKUP_TIMEOUT_MS);
+    resolve(url.hostname, (error, found) => {
+      clearTimeout(timer);
+      ok(error ? [] : found);
+    });
+  });
   const refused = addresses.find((a) => !isPublicAddress(a.address));
   if (refused) {
     throw new RefusedTarget(`${url.hostname} resolves to ${refused.address}, not a public address`);

@@ -7,6 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * transaction that committed late is never skipped and its events stay together.
  * `app_id` set: visible to that app only (its own admin actions). `event_purges` keeps, per
  * tenant, the last position removed by retention: a cursor before it has missed events (410).
+ * `id` is 122 random bits (`evt_` + a v4 UUID): unique without an index to keep up on every
+ * write; nothing looks events up by it.
  */
 export class Events1764200000000 implements MigrationInterface {
   name = 'Events1764200000000';
@@ -24,10 +26,11 @@ export class Events1764200000000 implements MigrationInterface {
         data jsonb NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (tenant_id, seq),
-        CONSTRAINT events_id_key UNIQUE (id),
         FOREIGN KEY (tenant_id, app_id) REFERENCES apps (tenant_id, id)
       )`);
     await q.query(`CREATE INDEX events_feed_idx ON events (tenant_id, txid, seq)`);
+    // The feed filtered by type: one ordered range per type, merged.
+    await q.query(`CREATE INDEX events_type_idx ON events (tenant_id, type, txid, seq)`);
     await q.query(
       `CREATE INDEX events_order_idx ON events (tenant_id, order_id, seq) WHERE order_id IS NOT NULL`,
     );

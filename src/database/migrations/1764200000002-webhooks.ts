@@ -24,6 +24,7 @@ export class Webhooks1764200000002 implements MigrationInterface {
         previous_secret_ciphertext bytea,
         previous_secret_expires_at timestamptz,
         failing_since timestamptz,
+        last_failure_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (tenant_id, id),
@@ -53,6 +54,11 @@ export class Webhooks1764200000002 implements MigrationInterface {
       )`);
     await q.query(
       `CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (tenant_id, endpoint_id, id DESC)`,
+    );
+    // Maintenance looks for pending deliveries whose job was lost.
+    await q.query(
+      `CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (next_attempt_at)
+       WHERE state = 'pending'`,
     );
     // Retention deletes events; their deliveries are found by this index.
     await q.query(

@@ -1,0 +1,30 @@
+import type { Scope } from '../auth/scopes.js';
+import type { EventType } from '../events/event-types.js';
+
+/**
+ * Which approved scopes let an app receive an event type by webhook: the scope that reads
+ * the event's object through the API, or `events:read` (the feed shows every event).
+ * `webhooks:write` alone never does: it would read orders and customers without
+ * `orders:read`. An app's own events (admin actions, its endpoints) need nothing. Checked
+ * against the app's scopes at dispatch, so a scope change or deactivation stops deliveries.
+ */
+export const ENTITLING_SCOPES: Record<EventType, readonly Scope[]> = {
+  'order.created': ['orders:read', 'events:read'],
+  'order.status_changed': ['orders:read', 'events:read'],
+  'marketplace_import.failed': ['marketplace:import', 'events:read'],
+  'customer.created': ['customer:auth', 'customer:manage', 'events:read'],
+  'app.secret_rotated': [],
+  'app.scopes_changed': [],
+  'app.deactivated': [],
+  'app.activated': [],
+  'token.revoked': [],
+  'endpoint.disabled': [],
+};
+
+/** The map as two parallel arrays (type, scope), for a SQL `unnest`. */
+export function entitlementPairs(): [string[], string[]] {
+  const pairs = Object.entries(ENTITLING_SCOPES).flatMap(([type, scopes]) =>
+    scopes.map((scope) => [type, scope] as const),
+  );
+  return [pairs.map(([type]) => type), pairs.map(([, scope]) => scope)];
+}
