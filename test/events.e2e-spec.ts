@@ -4,43 +4,23 @@ import { Transactions } from '../src/common/transactions.js';
 import { Maintenance } from '../src/maintenance/maintenance.service.js';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { drainFeed, feedPage } from './support/feed.js';
-import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
+import {
+  newApp,
+  newShop as newShopFor,
+  orderBodyFor,
+  placeOrder,
+  tokenFor,
+  type Shop,
+} from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
-
-interface Shop {
-  tenantId: number;
-  client: TestClient;
-  token: string;
-  product: number;
-}
 
 describe('event log and change feed', () => {
   let t: TestApp;
 
-  async function newShop(): Promise<Shop> {
-    const tenant = await newTenant(t);
-    const client = await newApp(t, tenant.id);
-    return {
-      tenantId: tenant.id,
-      client,
-      token: await tokenFor(t, client),
-      product: await newProduct(t, tenant.id, 1250),
-    };
-  }
+  const newShop = () => newShopFor(t, 1250);
 
-  const orderBody = (s: Shop, email = 'ada@example.com') => ({
-    customer: { name: 'Ada', email },
-    shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
-    items: [{ product_id: s.product, quantity: 2 }],
-  });
-  const createOrder = async (s: Shop, email?: string) => {
-    const res = await t.http
-      .post('/v1/orders')
-      .set('authorization', `Bearer ${s.token}`)
-      .send(orderBody(s, email));
-    if (res.status !== 201) throw new Error(`order not created: ${res.status} ${res.text}`);
-    return res.body as { id: number; status: string; updated_at: string };
-  };
+  const orderBody = (s: Shop) => orderBodyFor(s);
+  const createOrder = (s: Shop) => placeOrder(t, s);
   const get = (s: Shop, path: string, token = s.token) =>
     t.http.get(path).set('authorization', `Bearer ${token}`);
   const eventCount = async (tenantId: number): Promise<number> =>

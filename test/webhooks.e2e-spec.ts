@@ -6,16 +6,16 @@ import { Maintenance } from '../src/maintenance/maintenance.service.js';
 import { postWebhook } from '../src/webhooks/webhook-sender.js';
 import { within } from './support/eventually.js';
 import { drainFeed } from './support/feed.js';
-import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
+import {
+  newApp,
+  newShop as newShopFor,
+  newTenant,
+  placeOrder,
+  tokenFor,
+  type Shop,
+} from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { WebhookReceiver, type ReceivedHook } from './support/webhook-receiver.js';
-
-interface Shop {
-  tenantId: number;
-  client: TestClient;
-  token: string;
-  product: number;
-}
 
 interface Endpoint {
   id: number;
@@ -44,16 +44,7 @@ describe('webhooks', () => {
     await receiver.close();
   });
 
-  async function newShop(): Promise<Shop> {
-    const tenant = await newTenant(t);
-    const client = await newApp(t, tenant.id);
-    return {
-      tenantId: tenant.id,
-      client,
-      token: await tokenFor(t, client),
-      product: await newProduct(t, tenant.id, 700),
-    };
-  }
+  const newShop = () => newShopFor(t, 700);
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
   async function newEndpoint(s: Shop, eventTypes: string[], token = s.token): Promise<Endpoint> {
     const path = `/hooks/${randomBytes(4).toString('hex')}`;
@@ -64,18 +55,7 @@ describe('webhooks', () => {
     if (res.status !== 201) throw new Error(`endpoint not created: ${res.status} ${res.text}`);
     return { id: res.body.id as number, secret: res.body.secret as string, path };
   }
-  async function createOrder(s: Shop): Promise<{ id: number }> {
-    const res = await t.http
-      .post('/v1/orders')
-      .set(auth(s.token))
-      .send({
-        customer: { name: 'Ada', email: 'ada@example.com' },
-        shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
-        items: [{ product_id: s.product, quantity: 1 }],
-      });
-    if (res.status !== 201) throw new Error(`order not created: ${res.status} ${res.text}`);
-    return res.body as { id: number };
-  }
+  const createOrder = (s: Shop) => placeOrder(t, s);
   const hooksAt = async (path: string, count: number, ms = 5000): Promise<ReceivedHook[]> => {
     await within(ms, () => Promise.resolve(receiver.at(path).length >= count));
     return receiver.at(path);
@@ -85,6 +65,15 @@ describe('webhooks', () => {
       data: Array<Record<string, unknown>>;
       meta: Record<string, number>;
     };
+  /** Waits until the dispatcher's position is past every event in the database. */
+  const dispatchedAll = () =>
+    within(5000, async () => {
+      const [{ behind }] = await t.dataSource.query<Array<{ behind: boolean }>>(
+        `SELECT EXISTS (SELECT 1 FROM events e, webhook_dispatch d
+                        WHERE (e.txid, e.seq) > (d.txid, d.seq)) AS behind`,
+      );
+      return !behind;
+    });
   const verify = (secret: string, hook: ReceivedHook) =>
     new Webhook(secret).verify(hook.body, hook.headers) as Record<string, unknown>;
 
@@ -374,12 +363,7 @@ describe('webhooks', () => {
       await hooksAt(siblingWatch.path, 1);
       await hooksAt(adminWatch.path, 1);
       // Everything above was dispatched; the feed's position is past all of it.
-      await within(5000, async () => {
-        const [{ behind }] = await t.dataSource.query<Array<{ behind: boolean }>>(
-          `SELECT EXISTS (SELECT 1 FROM events e, webhook_dispatch d WHERE (e.txid, e.seq) > (d.txid, d.seq)) AS behind`,
-        );
-        return !behind;
-      });
+      await dispatchedAll();
       expect(receiver.at(adminWatch.path).map((h) => verify(adminWatch.secret, h).type)).toEqual([
         'order.created',
       ]);
@@ -403,12 +387,7 @@ describe('webhooks', () => {
       await createOrder(s);
       await hooksAt(control.path, 2);
       // Dispatched past both orders: neither the unentitled app nor the inactive one got any.
-      await within(5000, async () => {
-        const [{ behind }] = await t.dataSource.query<Array<{ behind: boolean }>>(
-          `SELECT EXISTS (SELECT 1 FROM events e, webhook_dispatch d WHERE (e.txid, e.seq) > (d.txid, d.seq)) AS behind`,
-        );
-        return !behind;
-      });
+      await dispatchedAll();
       expect(receiver.at(watching.path)).toEqual([]);
       expect(receiver.at(paused.path)).toHaveLength(1);
       await t.app.get(AppsService).setScopes(hooksOnly.clientId, 'webhooks:write orders:read');

@@ -59,3 +59,44 @@ export async function tokenFor(
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
   return (res.body as { access_token: string }).access_token;
 }
+
+/** A tenant with one app holding every scope, its token, and one product. */
+export interface Shop {
+  tenantId: number;
+  client: TestClient;
+  token: string;
+  product: number;
+}
+
+export async function newShop(t: TestApp, priceMinor = 1000): Promise<Shop> {
+  const tenant = await newTenant(t);
+  const client = await newApp(t, tenant.id);
+  return {
+    tenantId: tenant.id,
+    client,
+    token: await tokenFor(t, client),
+    product: await newProduct(t, tenant.id, priceMinor),
+  };
+}
+
+export function orderBodyFor(shop: Shop, email = 'ada@example.com') {
+  return {
+    customer: { name: 'Ada', email },
+    shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
+    items: [{ product_id: shop.product, quantity: 2 }],
+  };
+}
+
+/** POST /v1/orders for the shop's product; throws unless 201. */
+export async function placeOrder(
+  t: TestApp,
+  shop: Shop,
+  email?: string,
+): Promise<{ id: number; status: string; updated_at: string }> {
+  const res = await t.http
+    .post('/v1/orders')
+    .set('authorization', `Bearer ${shop.token}`)
+    .send(orderBodyFor(shop, email));
+  if (res.status !== 201) throw new Error(`order not created: ${res.status} ${res.text}`);
+  return res.body as { id: number; status: string; updated_at: string };
+}
