@@ -62,15 +62,15 @@ describe('logger redaction', () => {
     const out = capture();
     const logger = createLogger('info', out.stream);
     logger.info(
-      { req: { method: 'GET', url: '/v1/orders?email=victim%40example.com&customer_id=918273645' } },
+      {
+        req: { method: 'GET', url: '/v1/orders?email=victim%40example.com&customer_id=918273645' },
+      },
       'request',
     );
     const text = out.lines();
     expect(text).not.toContain('victim');
     expect(text).not.toContain('918273645');
-    expect(JSON.parse(text).req.url).toBe(
-      '/v1/orders?email=[redacted]&customer_id=[redacted]',
-    );
+    expect(JSON.parse(text).req.url).toBe('/v1/orders?email=[redacted]&customer_id=[redacted]');
   });
 
   it('logs a database error without its query, parameters, message or driver object', () => {
