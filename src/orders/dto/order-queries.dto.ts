@@ -52,6 +52,7 @@ const instant = (description: string) =>
  */
 export class ListOrdersQuery {
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     default: 1,
     description: 'Page mode (with `meta.total`); not combinable with `cursor`',
@@ -63,6 +64,7 @@ export class ListOrdersQuery {
   page?: number;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     maximum: 100,
     default: 20,
@@ -136,7 +138,11 @@ export class ListOrdersQuery {
   @Chars(3, 254)
   email?: string;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'The linked registered customer' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'The linked registered customer',
+  })
   @IsOptional()
   @Transform(toStrictInt)
   @IsInt()
@@ -181,6 +187,8 @@ export const ORDER_LIST_DESCRIPTION = [
   '- `sort=-created_at` (default) or `created_at`: the key never changes, so every order that matched when the walk started is served exactly once. Orders created during a descending walk land ahead of it and are not served; during an ascending walk they are served once, after the others.',
   '- `sort=updated_at`, the way to sync (`sort=updated_at&updated_after=<last sync>`, or keep the last cursor): every order is served, never the same version twice; an order changed during the walk comes again later with its newer `updated_at`, so the last version served is the latest.',
   '- `sort=-updated_at`: an order changed during the walk jumps to the head and may be left out of that walk. Use `updated_at` ascending to sync.',
+  '',
+  'A page costs about the same at any size of the list for every sort with any of the equality filters and a time range on the sorted timestamp. A time range on the other timestamp (`updated_after` with `sort=-created_at`) is not read in index order: filter and sort by the same timestamp for steady latency.',
   '',
   'Ascending sorts serve only orders whose key is more than one second older than the oldest write transaction still open, so an order that commits late can never land behind a walk that already passed its key: the walk lags that much behind the present, and a long transaction delays it. For ascending sorts `next_cursor` is returned even when `has_more` is false: call it again later for what came since. For descending sorts it is null at the end.',
 ].join('\n');
