@@ -325,7 +325,14 @@ describe('customer accounts', () => {
         const list = await as(a.session, path);
         expect(list.status).toBe(200);
         expect(list.body.data.map((o: { id: number }) => o.id)).toEqual([byEmail, byId]);
-        expect(list.body.meta).toEqual({ page: 1, limit: 20, total: 2, total_pages: 1 });
+        expect(list.body.meta).toEqual({
+          page: 1,
+          limit: 20,
+          total: 2,
+          total_pages: 1,
+          next_cursor: null,
+          has_more: false,
+        });
       }
       for (const path of [`/v1/customers/me/orders/${byId}`, `/v1/orders/${byEmail}`]) {
         expect((await as(a.session, path)).status).toBe(200);

@@ -364,7 +364,14 @@ describe('orders', () => {
       const res = await get(shop, '/v1/orders');
       expect(res.status).toBe(200);
       expect(res.body.data.map((o: { id: number }) => o.id)).toEqual(ids.toReversed());
-      expect(res.body.meta).toEqual({ page: 1, limit: 20, total: 5, total_pages: 1 });
+      expect(res.body.meta).toEqual({
+        page: 1,
+        limit: 20,
+        total: 5,
+        total_pages: 1,
+        next_cursor: null,
+        has_more: false,
+      });
       expect(res.body.data[0]).toHaveProperty('status', 'pending');
       expect(res.body.data[0].items).toHaveLength(1);
     });
@@ -372,12 +379,19 @@ describe('orders', () => {
     it('pages: limit 2 gives 3 pages; a page past the end is empty', async () => {
       const p2 = await get(shop, '/v1/orders?page=2&limit=2');
       expect(p2.body.data.map((o: { id: number }) => o.id)).toEqual([ids[2], ids[1]]);
-      expect(p2.body.meta).toEqual({ page: 2, limit: 2, total: 5, total_pages: 3 });
+      expect(p2.body.meta).toEqual({
+        page: 2,
+        limit: 2,
+        total: 5,
+        total_pages: 3,
+        next_cursor: expect.any(String),
+        has_more: true,
+      });
       const past = await get(shop, '/v1/orders?page=9&limit=2');
       expect(past.status).toBe(200);
       expect(past.body).toEqual({
         data: [],
-        meta: { page: 9, limit: 2, total: 5, total_pages: 3 },
+        meta: { page: 9, limit: 2, total: 5, total_pages: 3, next_cursor: null, has_more: false },
       });
     });
 
@@ -390,7 +404,15 @@ describe('orders', () => {
       const fresh = await newShop();
       for (let i = 0; i < rows; i++) await create(fresh, orderBody(fresh));
       const res = await get(fresh, `/v1/orders?limit=${limit}`);
-      expect(res.body.meta).toEqual({ page: 1, limit, total: rows, total_pages: pages });
+      expect(res.body.meta).toEqual({
+        page: 1,
+        limit,
+        total: rows,
+        total_pages: pages,
+        next_cursor: res.body.meta.next_cursor,
+        has_more: rows > limit,
+      });
+      expect(res.body.meta.next_cursor === null).toBe(rows <= limit);
     });
 
     it('filters by status', async () => {
@@ -404,7 +426,7 @@ describe('orders', () => {
       const cancelled = await get(shop, '/v1/orders?status=cancelled');
       expect(cancelled.body).toEqual({
         data: [],
-        meta: { page: 1, limit: 20, total: 0, total_pages: 0 },
+        meta: { page: 1, limit: 20, total: 0, total_pages: 0, next_cursor: null, has_more: false },
       });
     });
 

@@ -28,6 +28,29 @@ export class PageMeta {
   @ApiProperty({ description: 'ceil(total / limit)' }) total_pages!: number;
 }
 
+/** Page mode of a list that can also be walked with cursors: PageMeta, and where to go on. */
+export class PageWithCursorMeta extends PageMeta {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` to continue after this page; null when nothing can follow',
+  })
+  next_cursor!: string | null;
+  @ApiProperty({ description: 'More items follow this page now' }) has_more!: boolean;
+}
+
+/** Cursor mode: no count, so every page costs the same however long the list is. */
+export class CursorMeta {
+  @ApiProperty() limit!: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` to continue after this page; null when nothing can follow',
+  })
+  next_cursor!: string | null;
+  @ApiProperty({ description: 'More items follow this page now' }) has_more!: boolean;
+}
+
 export interface Page<T> {
   data: T[];
   meta: PageMeta;

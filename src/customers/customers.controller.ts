@@ -14,9 +14,13 @@ import type { AppContext, CustomerContext, RequestContext } from '../auth/reques
 import { customerIpKey } from '../common/http/address-key.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
-import type { Page } from '../common/pagination.js';
-import { ListOrdersQuery } from '../orders/dto/order-queries.dto.js';
+import {
+  ListOrdersQuery,
+  ORDER_LIST_DESCRIPTION,
+  ORDER_LIST_VALIDATION,
+} from '../orders/dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from '../orders/dto/order.dto.js';
+import { OrderListService } from '../orders/order-list.service.js';
 import { OrdersService } from '../orders/orders.service.js';
 import { CustomerTickets } from './customer-tickets.service.js';
 import { CustomersService } from './customers.service.js';
@@ -51,6 +55,7 @@ export class CustomersController {
     private readonly customers: CustomersService,
     private readonly tickets: CustomerTickets,
     private readonly orders: OrdersService,
+    private readonly orderList: OrderListService,
   ) {}
 
   @Post('register')
@@ -198,11 +203,14 @@ export class CustomersController {
 
   @Get('me/orders')
   @Authenticated(customerScope('order:read'))
-  @ApiOperation({ summary: "The customer's own orders (same query and shape as GET /v1/orders)" })
+  @ApiOperation({
+    summary: "The customer's own orders (same query and shape as GET /v1/orders)",
+    description: ORDER_LIST_DESCRIPTION,
+  })
   @ApiOkResponse({ type: OrderPageDto })
-  @ApiErrors({ validation_failed: 'page, limit or status out of range or malformed' })
-  myOrders(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<Page<OrderDto>> {
-    return this.orders.list(ctx, query);
+  @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
+  myOrders(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<OrderPageDto> {
+    return this.orderList.list(ctx, query);
   }
 
   @Get('me/orders/:id')

@@ -1,4 +1,5 @@
 import type { RequestContext } from '../auth/request-context.js';
+import { requireTenant } from '../common/tenant-scope.js';
 
 /**
  * Whose orders a query may touch: the whole tenant (an app, an admin) or one customer of it.
@@ -15,4 +16,21 @@ export function orderScopeOf(ctx: RequestContext): OrderScope {
 
 export function tenantScope(tenantId: number): OrderScope {
   return { kind: 'tenant', tenantId };
+}
+
+/**
+ * The scope's conditions on `orders`, exhaustively (a customer scope always adds its
+ * customer), with their values pushed onto `params`. Every order query starts with these.
+ */
+export function scopeConditions(scope: OrderScope, params: unknown[]): string[] {
+  requireTenant(scope.tenantId);
+  const conditions = [`tenant_id = $${params.push(scope.tenantId)}`];
+  switch (scope.kind) {
+    case 'tenant':
+      break;
+    case 'customer':
+      conditions.push(`customer_id = $${params.push(scope.customerId)}`);
+      break;
+  }
+  return conditions;
 }

@@ -11,7 +11,6 @@ import { AppCtx, Authenticated, Ctx } from '../auth/authenticated.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
-import type { Page } from '../common/pagination.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import {
   IDEMPOTENCY_ERRORS,
@@ -21,9 +20,15 @@ import {
 } from '../idempotency/idempotent.decorator.js';
 import { Idempotency, type IdempotentCall } from '../idempotency/idempotency.service.js';
 import { CreateOrderDto } from './dto/create-order.dto.js';
-import { ChangeStatusDto, ListOrdersQuery } from './dto/order-queries.dto.js';
+import {
+  ChangeStatusDto,
+  ListOrdersQuery,
+  ORDER_LIST_DESCRIPTION,
+  ORDER_LIST_VALIDATION,
+} from './dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from './dto/order.dto.js';
 import { OrderEventsDto } from '../events/dto/event.dto.js';
+import { OrderListService } from './order-list.service.js';
 import { OrdersService } from './orders.service.js';
 
 @ApiTags('orders')
@@ -31,6 +36,7 @@ import { OrdersService } from './orders.service.js';
 export class OrdersController {
   constructor(
     private readonly orders: OrdersService,
+    private readonly orderList: OrderListService,
     private readonly idempotency: Idempotency,
   ) {}
 
@@ -65,14 +71,14 @@ export class OrdersController {
   @Get()
   @Authenticated(appScope('orders:read'), customerScope('order:read'))
   @ApiOperation({
-    summary: "List orders, newest first (a customer session sees only the customer's own)",
+    summary:
+      "List orders, filtered and sorted, by page or by cursor (a customer session sees only the customer's own)",
+    description: ORDER_LIST_DESCRIPTION,
   })
   @ApiOkResponse({ type: OrderPageDto })
-  @ApiErrors({
-    validation_failed: 'page, limit or status out of range or malformed (never clamped)',
-  })
-  list(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<Page<OrderDto>> {
-    return this.orders.list(ctx, query);
+  @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
+  list(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<OrderPageDto> {
+    return this.orderList.list(ctx, query);
   }
 
   @Get(':id')

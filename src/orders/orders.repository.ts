@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { offsetOf, type PageQuery } from '../common/pagination.js';
 import { requireTenant } from '../common/tenant-scope.js';
-import type { OrderScope } from './order-scope.js';
+import { orderCountSql, orderListSql, type OrderListSpec } from './order-list-query.js';
+import { scopeConditions, type OrderScope } from './order-scope.js';
 import type { OrderStatus } from './order-status.js';
 
 export interface OrderRow {
@@ -26,6 +26,11 @@ export interface OrderRow {
   updated_at: Date;
 }
 
+/** A list row: the order and its sort key as canonical UTC text with microseconds. */
+export interface ListedOrderRow extends OrderRow {
+  sort_key: string;
+}
+
 export interface ItemRow {
   order_id: number;
   line_no: number;
@@ -44,24 +49,22 @@ const ORDER_COLUMNS = `id, status, currency, total_minor, customer_id, customer_
 /** Order SQL. Every statement takes the tenant first; each runs in the caller's transaction. */
 @Injectable()
 export class OrdersRepository {
-  async page(
+  /** One page of the list (order-list-query.ts), each row with its `sort_key`. */
+  list(
     m: EntityManager,
     scope: OrderScope,
-    query: PageQuery & { status?: OrderStatus },
-  ): Promise<{ rows: OrderRow[]; total: number }> {
-    const { where, params } = whereClause(scope, query.status);
-    const [rows, count] = await Promise.all([
-      m.query<OrderRow[]>(
-        `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where}
-         ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, query.limit, offsetOf(query)],
-      ),
-      m.query<Array<{ total: number }>>(
-        `SELECT count(*)::int AS total FROM orders WHERE ${where}`,
-        params,
-      ),
-    ]);
-    return { rows, total: count[0].total };
+    spec: OrderListSpec,
+    limit: number,
+    offset: number,
+  ): Promise<ListedOrderRow[]> {
+    const { text, params } = orderListSql(scope, spec, ORDER_COLUMNS, limit, offset);
+    return m.query(text, params);
+  }
+
+  async count(m: EntityManager, scope: OrderScope, spec: OrderListSpec): Promise<number> {
+    const { text, params } = orderCountSql(scope, spec);
+    const rows: Array<{ total: number }> = await m.query(text, params);
+    return rows[0].total;
   }
 
   async find(
@@ -70,10 +73,11 @@ export class OrdersRepository {
     id: number,
     lock = false,
   ): Promise<OrderRow | undefined> {
-    const { where, params } = whereClause(scope);
+    const params: unknown[] = [];
+    const where = scopeConditions(scope, params).join(' AND ');
     const rows: OrderRow[] = await m.query(
-      `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where} AND id = $${params.length + 1}${lock ? ' FOR UPDATE' : ''}`,
-      [...params, id],
+      `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where} AND id = $${params.push(id)}${lock ? ' FOR UPDATE' : ''}`,
+      params,
     );
     return rows[0];
   }
@@ -131,27 +135,4 @@ export class OrdersRepository {
       );
     return new Map(rows.map((r) => [r.id, r]));
   }
-}
-
-/** The scope's condition, exhaustively: a customer scope always adds its customer. */
-function whereClause(
-  scope: OrderScope,
-  status?: OrderStatus,
-): { where: string; params: unknown[] } {
-  requireTenant(scope.tenantId);
-  const conditions = ['tenant_id = $1'];
-  const params: unknown[] = [scope.tenantId];
-  switch (scope.kind) {
-    case 'tenant':
-      break;
-    case 'customer':
-      params.push(scope.customerId);
-      conditions.push(`customer_id = $${params.length}`);
-      break;
-  }
-  if (status !== undefined) {
-    params.push(status);
-    conditions.push(`status = $${params.length}`);
-  }
-  return { where: conditions.join(' AND '), params };
 }

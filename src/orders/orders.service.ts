@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
-import { toPage, type Page } from '../common/pagination.js';
 import { Transactions } from '../common/transactions.js';
 import type { EventDto } from '../events/dto/event.dto.js';
 import { toEventDto } from '../events/event.mapper.js';
@@ -9,7 +8,6 @@ import { EventLog } from '../events/event-log.js';
 import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
-import type { ListOrdersQuery } from './dto/order-queries.dto.js';
 import { toOrderDto } from './order.mapper.js';
 import { orderScopeOf, tenantScope } from './order-scope.js';
 import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
@@ -82,21 +80,6 @@ export class OrdersService {
       });
       return toOrderDto(written.order, written.items);
     });
-  }
-
-  async list(ctx: RequestContext, query: ListOrdersQuery): Promise<Page<OrderDto>> {
-    const m = this.transactions.manager;
-    const { rows, total } = await this.orders.page(m, orderScopeOf(ctx), query);
-    const items = await this.orders.items(
-      m,
-      ctx.tenantId,
-      rows.map((r) => r.id),
-    );
-    return toPage(
-      rows.map((r) => toOrderDto(r, items.get(r.id) ?? [])),
-      total,
-      query,
-    );
   }
 
   /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */

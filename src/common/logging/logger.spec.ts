@@ -41,13 +41,36 @@ describe('logger redaction', () => {
     expect(text).toContain('[redacted]');
   });
 
-  it('strips credentials from logged URLs', () => {
+  it('logs the path and the query parameter names, never their values', () => {
     expect(redactUrl('/v1/orders?access_token=abc&page=2')).toBe(
-      '/v1/orders?access_token=[redacted]&page=2',
+      '/v1/orders?access_token=[redacted]&page=[redacted]',
     );
     expect(redactUrl('/x?page=1&client_secret=s&token=t')).toBe(
-      '/x?page=1&client_secret=[redacted]&token=[redacted]',
+      '/x?page=[redacted]&client_secret=[redacted]&token=[redacted]',
     );
+    expect(
+      redactUrl('/v1/orders?email=Ada%40Example.com&status=paid,shipped&cursor=eyJ2IjoxfQ'),
+    ).toBe('/v1/orders?email=[redacted]&status=[redacted]&cursor=[redacted]');
+    expect(redactUrl('/v1/orders?email=a=b@c.d&&flag&=x')).toBe(
+      '/v1/orders?email=[redacted]&flag&=[redacted]',
+    );
+    expect(redactUrl('/v1/orders')).toBe('/v1/orders');
+    expect(redactUrl('/v1/orders?')).toBe('/v1/orders');
+  });
+
+  it('writes no query value into a request log line', () => {
+    const out = capture();
+    const logger = createLogger('info', out.stream);
+    logger.info(
+      {
+        req: { method: 'GET', url: '/v1/orders?email=victim%40example.com&customer_id=918273645' },
+      },
+      'request',
+    );
+    const text = out.lines();
+    expect(text).not.toContain('victim');
+    expect(text).not.toContain('918273645');
+    expect(JSON.parse(text).req.url).toBe('/v1/orders?email=[redacted]&customer_id=[redacted]');
   });
 
   it('logs a database error without its query, parameters, message or driver object', () => {

@@ -18,11 +18,23 @@ const REDACT_PATHS = [
   ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
 ];
 
-/** Query parameters that may carry a credential in a URL (never accepted, but never logged). */
-const SECRET_QUERY = /([?&](?:access_token|token|client_secret|password)=)[^&]*/gi;
-
+/**
+ * The path and the query's parameter names, never their values: a value may be a credential
+ * (`access_token`, never accepted but sometimes sent) or personal data (the order list's
+ * `email` filter, a cursor that carries it). `/v1/orders?email=[redacted]&status=[redacted]`.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]');
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const names = url
+    .slice(start + 1)
+    .split('&')
+    .filter((part) => part.length > 0)
+    .map((part) => {
+      const equals = part.indexOf('=');
+      return equals === -1 ? part : `${part.slice(0, equals)}=[redacted]`;
+    });
+  return names.length === 0 ? url.slice(0, start) : `${url.slice(0, start)}?${names.join('&')}`;
 }
 
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {

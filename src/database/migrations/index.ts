@@ -5,6 +5,7 @@ import { ExpiryIndexes1764000000001 } from './1764000000001-expiry-indexes.js';
 import { ServiceSettings1764000000002 } from './1764000000002-service-settings.js';
 import { CustomerTickets1764100000000 } from './1764100000000-customer-tickets.js';
 import { Events1764200000000 } from './1764200000000-events.js';
+import { OrderSyncIndexes1764200000001 } from './1764200000001-order-sync-indexes.js';
 import { Webhooks1764200000002 } from './1764200000002-webhooks.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   ServiceSettings1764000000002,
   CustomerTickets1764100000000,
   Events1764200000000,
+  OrderSyncIndexes1764200000001,
   Webhooks1764200000002,
 ];

@@ -1,13 +1,168 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
-import { PageQuery } from '../../common/pagination.js';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+} from 'class-validator';
+import { toStrictInt } from '../../common/pagination.js';
+import { toCommaList } from '../../common/query-list.js';
+import { isRfc3339DateTime } from '../../common/rfc3339.js';
+import { Chars } from '../../common/validation.js';
+import {
+  DEFAULT_ORDER_LIST_SORT,
+  MARKETPLACE_NAME,
+  ORDER_LIST_SORTS,
+  ORDER_SOURCES,
+  type OrderListSort,
+  type OrderSource,
+} from '../order-list-filters.js';
 import { ORDER_STATUSES, type OrderStatus } from '../order-status.js';
 
-export class ListOrdersQuery extends PageQuery {
-  @ApiPropertyOptional({ enum: ORDER_STATUSES })
+const INSTANT_EXAMPLE = '2026-01-02T03:04:05.123456+02:00';
+
+/** A strict RFC 3339 date-time (rfc3339.ts). */
+function IsDateTime(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'rfc3339',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: `must be an RFC 3339 date-time such as ${INSTANT_EXAMPLE} (at most 6 fractional digits)`,
+      },
+      validator: { validate: isRfc3339DateTime },
+    });
+}
+
+const instant = (description: string) =>
+  ApiPropertyOptional({ type: String, format: 'date-time', example: INSTANT_EXAMPLE, description });
+
+/**
+ * `GET /v1/orders` and `GET /v1/customers/me/orders`. `page` has no default here, unlike
+ * PageQuery: combining it with `cursor` is an error, so it must be known whether it was sent.
+ */
+export class ListOrdersQuery {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    default: 1,
+    description: 'Page mode (with `meta.total`); not combinable with `cursor`',
+  })
   @IsOptional()
-  @IsIn(ORDER_STATUSES)
-  status?: OrderStatus;
+  @Transform(toStrictInt)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+    default: 20,
+    description: 'May change from one cursor page to the next',
+  })
+  @Transform(toStrictInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit = 20;
+
+  @ApiPropertyOptional({
+    description:
+      'A `meta.next_cursor` from an earlier page: the walk continues after it, with its sort and filters (omit them, or repeat them unchanged)',
+  })
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+
+  @ApiPropertyOptional({
+    enum: ORDER_LIST_SORTS,
+    default: DEFAULT_ORDER_LIST_SORT,
+    description: 'Ties are broken by `id`, in the same direction',
+  })
+  @IsOptional()
+  @IsIn(ORDER_LIST_SORTS)
+  sort?: OrderListSort;
+
+  @ApiPropertyOptional({
+    type: String,
+    description: `One status or several, comma-separated (${ORDER_STATUSES.join(', ')})`,
+    example: 'paid,preparing',
+  })
+  @IsOptional()
+  @Transform(toCommaList)
+  @IsArray({ message: 'must be a comma-separated list of statuses' })
+  @ArrayMaxSize(ORDER_STATUSES.length)
+  @IsIn(ORDER_STATUSES, {
+    each: true,
+    message: `each entry must be one of: ${ORDER_STATUSES.join(', ')}`,
+  })
+  status?: OrderStatus[];
+
+  @instant('Orders created at or after this instant')
+  @IsOptional()
+  @IsDateTime()
+  created_after?: string;
+
+  @instant('Orders created before this instant')
+  @IsOptional()
+  @IsDateTime()
+  created_before?: string;
+
+  @instant('Orders last changed at or after this instant (`sort=updated_at` to sync)')
+  @IsOptional()
+  @IsDateTime()
+  updated_after?: string;
+
+  @instant('Orders last changed before this instant')
+  @IsOptional()
+  @IsDateTime()
+  updated_before?: string;
+
+  @ApiPropertyOptional({
+    format: 'email',
+    maxLength: 254,
+    description: "The order's customer email, exactly but in any case",
+  })
+  @IsOptional()
+  @IsEmail()
+  @Chars(3, 254)
+  email?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'The linked registered customer',
+  })
+  @IsOptional()
+  @Transform(toStrictInt)
+  @IsInt()
+  @Min(1)
+  customer_id?: number;
+
+  @ApiPropertyOptional({ enum: ORDER_SOURCES })
+  @IsOptional()
+  @IsIn(ORDER_SOURCES)
+  source?: OrderSource;
+
+  @ApiPropertyOptional({ pattern: MARKETPLACE_NAME.source })
+  @IsOptional()
+  @Matches(MARKETPLACE_NAME, { message: 'must be 1 to 50 characters of a-z, 0-9, _ and -' })
+  marketplace?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
+  @IsOptional()
+  @Chars(1, 100)
+  external_order_id?: string;
 }
 
 export class ChangeStatusDto {
@@ -19,3 +174,24 @@ export class ChangeStatusDto {
   @IsIn(ORDER_STATUSES)
   status!: OrderStatus;
 }
+
+/** The OpenAPI description of both order lists: how to page, and what a walk sees. */
+export const ORDER_LIST_DESCRIPTION = [
+  'Filters combine with AND. Times are RFC 3339 with at most 6 fractional digits; `*_after` is inclusive, `*_before` exclusive. `status` takes several values, comma-separated.',
+  '',
+  '**Page mode** (no `cursor`): `meta` = `{page, limit, total, total_pages, next_cursor, has_more}`, `total` exact over the same filtered set. Its `next_cursor` starts a walk.',
+  '',
+  '**Cursor mode** (`cursor` = a `meta.next_cursor`): keyset pagination, `meta` = `{limit, next_cursor, has_more}`, no count, so every page costs the same. The cursor carries its sort and filters: omit them, or repeat them unchanged (a different value is 400 `validation_failed` naming the field). `limit` may change between pages; `page` with `cursor` is 400. Walk until `has_more` is false.',
+  '',
+  'What a walk sees while orders are created and changed:',
+  '- `sort=-created_at` (default) or `created_at`: the key never changes, so every order that matched when the walk started is served exactly once. Orders created during a descending walk land ahead of it and are not served; during an ascending walk they are served once, after the others.',
+  '- `sort=updated_at`, the way to sync (`sort=updated_at&updated_after=<last sync>`, or keep the last cursor): every order is served, never the same version twice; an order changed during the walk comes again later with its newer `updated_at`, so the last version served is the latest.',
+  '- `sort=-updated_at`: an order changed during the walk jumps to the head and may be left out of that walk. Use `updated_at` ascending to sync.',
+  '',
+  'A page costs about the same at any size of the list for every sort with any of the equality filters and a time range on the sorted timestamp. A time range on the other timestamp (`updated_after` with `sort=-created_at`) is not read in index order: filter and sort by the same timestamp for steady latency.',
+  '',
+  'Ascending sorts serve only orders whose key is more than one second older than the oldest write transaction still open, so an order that commits late can never land behind a walk that already passed its key: the walk lags that much behind the present, and a long transaction delays it. For ascending sorts `next_cursor` is returned even when `has_more` is false: call it again later for what came since. For descending sorts it is null at the end.',
+].join('\n');
+
+export const ORDER_LIST_VALIDATION =
+  'a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field)';

@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { PageMeta } from '../../common/pagination.js';
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { CursorMeta, PageWithCursorMeta } from '../../common/pagination.js';
 import { ORDER_STATUSES, type OrderStatus } from '../order-status.js';
 
 export class OrderCustomerDto {
@@ -52,7 +52,13 @@ export class OrderDto {
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
 
+@ApiExtraModels(PageWithCursorMeta, CursorMeta)
 export class OrderPageDto {
   @ApiProperty({ type: [OrderDto] }) data!: OrderDto[];
-  @ApiProperty({ type: PageMeta }) meta!: PageMeta;
+  @ApiProperty({
+    description:
+      'Without `cursor` (page mode): `page`, `limit`, exact `total`, `total_pages`, `next_cursor`, `has_more`. With `cursor`: `limit`, `next_cursor`, `has_more` (no count, so every page costs the same).',
+    oneOf: [{ $ref: getSchemaPath(PageWithCursorMeta) }, { $ref: getSchemaPath(CursorMeta) }],
+  })
+  meta!: PageWithCursorMeta | CursorMeta;
 }

@@ -1,0 +1,90 @@
+import { hasCharLength } from '../common/char-length.js';
+import { toCanonicalInstant } from '../common/rfc3339.js';
+import { ORDER_STATUSES, type OrderStatus } from './order-status.js';
+
+export const ORDER_LIST_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
+export type OrderListSort = (typeof ORDER_LIST_SORTS)[number];
+export const DEFAULT_ORDER_LIST_SORT: OrderListSort = '-created_at';
+
+export const ORDER_SOURCES = ['api', 'marketplace'] as const;
+export type OrderSource = (typeof ORDER_SOURCES)[number];
+
+/** What a marketplace import accepts as a marketplace name (CONTRACT 3.7). */
+export const MARKETPLACE_NAME = /^[a-z0-9_-]{1,50}$/;
+
+/**
+ * The list's filters in normal form: `status` distinct and in the enum's order, instants as
+ * canonical UTC text (rfc3339.ts). Absent means "not filtered".
+ */
+export interface OrderListFilters {
+  status?: OrderStatus[];
+  created_after?: string;
+  created_before?: string;
+  updated_after?: string;
+  updated_before?: string;
+  email?: string;
+  customer_id?: number;
+  source?: OrderSource;
+  marketplace?: string;
+  external_order_id?: string;
+}
+
+export type OrderListFilterName = keyof OrderListFilters;
+
+/** Every filter, in the order cursors write them. */
+export const ORDER_LIST_FILTERS = [
+  'status',
+  'created_after',
+  'created_before',
+  'updated_after',
+  'updated_before',
+  'email',
+  'customer_id',
+  'source',
+  'marketplace',
+  'external_order_id',
+] as const satisfies readonly OrderListFilterName[];
+
+/** Statuses in normal form: distinct, in the enum's order. */
+export function normalStatuses(statuses: readonly OrderStatus[]): OrderStatus[] {
+  return ORDER_STATUSES.filter((s) => statuses.includes(s));
+}
+
+const isInstant = (value: unknown) =>
+  typeof value === 'string' && toCanonicalInstant(value) === value;
+
+/**
+ * What a normal-form value of each filter looks like: a decoded cursor must pass these
+ * before any of it reaches SQL (a forged cursor must answer 400, never a database error).
+ */
+const NORMAL_FORM: Record<OrderListFilterName, (value: unknown) => boolean> = {
+  status: (value) =>
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((s) => (ORDER_STATUSES as readonly unknown[]).includes(s)) &&
+    normalStatuses(value as OrderStatus[]).join() === value.join(),
+  created_after: isInstant,
+  created_before: isInstant,
+  updated_after: isInstant,
+  updated_before: isInstant,
+  email: (value) => typeof value === 'string' && hasCharLength(value, 3, 254),
+  customer_id: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
+  source: (value) => (ORDER_SOURCES as readonly unknown[]).includes(value),
+  marketplace: (value) => typeof value === 'string' && MARKETPLACE_NAME.test(value),
+  external_order_id: (value) => typeof value === 'string' && hasCharLength(value, 1, 100),
+};
+
+export function isNormalFilterValue(name: OrderListFilterName, value: unknown): boolean {
+  return NORMAL_FORM[name](value);
+}
+
+/**
+ * Whether two normal-form values select the same orders: statuses as sets (normal form
+ * makes that plain equality), the email in any case (the filter ignores case), instants
+ * (canonical, so one instant has one text) and the rest exactly.
+ */
+export function sameFilterValue(name: OrderListFilterName, a: unknown, b: unknown): boolean {
+  if (name === 'status') return (a as string[]).join() === (b as string[]).join();
+  if (name === 'email') return (a as string).toLowerCase() === (b as string).toLowerCase();
+  return a === b;
+}
