@@ -70,7 +70,8 @@ describe('webhook durability', () => {
       '--name',
       'ERP',
       '--scopes',
-      'orders:write webhooks:write',
+      // orders:read entitles the app to order events (webhooks:write alone reads nothing).
+      'orders:read orders:write webhooks:write',
     ]);
 
     // This process serves the API but works no jobs: nothing it commits is delivered by it.
@@ -107,7 +108,23 @@ describe('webhook durability', () => {
 
     const worker = await startWorker(env);
     children.push(worker);
-    await within(15_000, () => Promise.resolve(receiver.at('/durable').length >= 20));
+    await within(30_000, () => Promise.resolve(receiver.at('/durable').length >= 20)).catch(
+      async (error: unknown) => {
+        const { rows: state } = await db.query(
+          `SELECT (SELECT count(*) FROM webhook_deliveries) AS deliveries,
+             (SELECT txid::text || '/' || seq FROM webhook_dispatch) AS position,
+             (SELECT max(txid)::text FROM events) AS last_txid,
+             pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`,
+        );
+        const { rows: open } = await db.query(
+          `SELECT datname, state, backend_xid::text, now() - xact_start AS age, left(query, 80) AS query
+           FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY xact_start LIMIT 5`,
+        );
+        throw new Error(
+          `${String(error)}: received ${receiver.at('/durable').length}; ${JSON.stringify(state)} ${JSON.stringify(open)}\n${worker.stdout().slice(-3000)}`,
+        );
+      },
+    );
     const verifier = new Webhook(endpoint.secret);
     const ids = receiver.at('/durable').map((hook) => {
       verifier.verify(hook.body, hook.headers);
@@ -120,5 +137,5 @@ describe('webhook durability', () => {
     expect(new Set(ids)).toEqual(new Set(rows.map((r) => r.id)));
     worker.child.kill('SIGTERM');
     await worker.exited;
-  });
+  }, 90_000);
 });

@@ -36,22 +36,31 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
     private readonly config: AppConfig,
   ) {}
 
+  private readonly pollers: string[] = [];
+
   /**
    * WEBHOOK_CONCURRENCY pollers of one job each: a receiver that takes the whole timeout
-   * holds one poller, and the others go on. After a job a poller asks again at once.
+   * holds one poller, and the others go on. After a job a poller asks again at once; idle
+   * ones poll every 2 s (the dispatcher wakes them when it made deliveries here).
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.WORKER === 'off') return;
     for (let i = 0; i < this.config.WEBHOOK_CONCURRENCY; i++) {
       const id: string = await this.queue.boss.work<DeliveryJob>(
         WEBHOOK_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: 0.5 },
+        { batchSize: 1, pollingIntervalSeconds: 2 },
         async ([job]: Array<PgBoss.Job<DeliveryJob>>) => {
           await this.attempt(job.data);
           this.queue.boss.notifyWorker(id);
         },
       );
+      this.pollers.push(id);
     }
+  }
+
+  /** New jobs were committed: every local poller fetches now instead of at its next poll. */
+  wake(): void {
+    for (const id of this.pollers) this.queue.boss.notifyWorker(id);
   }
 
   async attempt(job: DeliveryJob): Promise<void> {

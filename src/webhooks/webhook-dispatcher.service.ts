@@ -8,6 +8,7 @@ import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { entitlementPairs } from './event-entitlements.js';
+import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
 import { deliveryJob, WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
 
 /** Events turned into deliveries per transaction. */
@@ -32,6 +33,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly transactions: Transactions,
     private readonly queue: JobQueue,
     private readonly config: AppConfig,
+    private readonly worker: WebhookDeliveryWorker,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -57,18 +59,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async dispatchAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const passed = await this.dispatchBatch();
+      const { passed, delivering } = await this.dispatchBatch();
       total += passed;
+      if (delivering > 0) this.worker.wake(); // committed: the jobs are visible now
       if (passed < BATCH) return total;
     }
   }
 
-  private dispatchBatch(): Promise<number> {
+  private dispatchBatch(): Promise<{ passed: number; delivering: number }> {
     return this.transactions.run(async (m) => {
       const held: Array<{ txid: string; seq: number }> = await m.query(
         'SELECT txid::text AS txid, seq FROM webhook_dispatch FOR UPDATE SKIP LOCKED',
       );
-      if (held.length === 0) return 0; // another process is dispatching
+      if (held.length === 0) return { passed: 0, delivering: 0 }; // another process dispatches
       // The position as parameters: a row comparison with constants is an index condition.
       const [row]: Array<{ events: number; deliveries: Array<Omit<DeliveryJob, 'attempt'>> }> =
         await m.query(
@@ -101,7 +104,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         m,
         row.deliveries.map((d) => deliveryJob({ ...d, attempt: 0 })),
       );
-      return row.events;
+      return { passed: row.events, delivering: row.deliveries.length };
     });
   }
 }

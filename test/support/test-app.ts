@@ -37,6 +37,10 @@ export async function createTestApp(
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
+    // Fewer idle pollers per in-process app (specs run side by side on 2 cores); a spec
+    // that measures the workers sets its own.
+    WORKER_CONCURRENCY: '1',
+    WEBHOOK_CONCURRENCY: '2',
     ...env,
   });
   const app = await createHttpApp({
