@@ -3,7 +3,7 @@ import { AppsService } from '../src/apps/apps.service.js';
 import { Transactions } from '../src/common/transactions.js';
 import { Maintenance } from '../src/maintenance/maintenance.service.js';
 import { OrdersService } from '../src/orders/orders.service.js';
-import { drainFeed, feedPage } from './support/feed.js';
+import { drainFeed, feedPage, settleFeed } from './support/feed.js';
 import {
   newApp,
   newShop as newShopFor,
@@ -176,6 +176,7 @@ describe('event log and change feed', () => {
     it('pages with limit and next_cursor; has_more; an empty page keeps the cursor', async () => {
       const s = await newShop();
       for (let i = 0; i < 5; i++) await createOrder(s);
+      await settleFeed(t);
       const first = await feedPage(t, s.token, { limit: 2 });
       expect(first.data).toHaveLength(2);
       expect(first.has_more).toBe(true);
@@ -189,6 +190,7 @@ describe('event log and change feed', () => {
       const empty = await feedPage(t, s.token, { after: third.next_cursor });
       expect(empty).toMatchObject({ data: [], has_more: false });
       await createOrder(s);
+      await settleFeed(t);
       expect((await feedPage(t, s.token, { after: third.next_cursor })).data).toHaveLength(1);
       expect((await feedPage(t, s.token, { after: empty.next_cursor })).data).toHaveLength(1);
     });
@@ -200,6 +202,7 @@ describe('event log and change feed', () => {
         .post(`/v1/orders/${order.id}/status`)
         .set('authorization', `Bearer ${s.token}`)
         .send({ status: 'cancelled' });
+      await settleFeed(t);
       const changed = await feedPage(t, s.token, { types: 'order.status_changed' });
       expect(changed.data.map((e) => e.type)).toEqual(['order.status_changed']);
       const both = await feedPage(t, s.token, { types: 'order.status_changed,order.created' });
@@ -250,6 +253,7 @@ describe('event log and change feed', () => {
       await createOrder(s);
       const { cursor: start } = await drainFeed(t, s.token);
       await createOrder(s);
+      await settleFeed(t);
       const old = await feedPage(t, s.token, { after: start });
       await t.dataSource.query(
         `UPDATE events SET created_at = now() - interval '31 days' WHERE tenant_id = $1`,
@@ -306,6 +310,7 @@ describe('event log and change feed', () => {
       const s = await newShop();
       const orders = t.app.get(OrdersService);
       const firstOrder = await createOrder(s);
+      await settleFeed(t);
 
       // A transaction that writes an event and stays open while others commit after it.
       let release!: () => void;
@@ -359,6 +364,7 @@ describe('event log and change feed', () => {
       expect(seen.map((id) => events.get(id)!.type)).toEqual(['order.created']);
       release();
       await held;
+      await settleFeed(t);
       while ((await follow()).has_more);
 
       expect(new Set(seen).size).toBe(seen.length);

@@ -1,12 +1,12 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { JobQueue } from '../queue/job-queue.service.js';
+import { JobQueue, MAINTENANCE_QUEUE } from '../queue/job-queue.service.js';
 import { purgeExpiredEvents } from '../events/event-retention.js';
 import { WebhookRecovery } from '../webhooks/webhook-recovery.service.js';
 import { purgeExpiredRows, type PurgeCounts } from './expired-rows.js';
 
-export const MAINTENANCE_QUEUE = 'maintenance';
+export { MAINTENANCE_QUEUE } from '../queue/job-queue.service.js';
 /** Every five minutes (UTC), once per cluster. */
 export const MAINTENANCE_CRON = '*/5 * * * *';
 
@@ -28,7 +28,6 @@ export class Maintenance implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const { boss } = this.queue;
-    await boss.createQueue(MAINTENANCE_QUEUE, { name: MAINTENANCE_QUEUE, retryLimit: 0 });
     await boss.schedule(MAINTENANCE_QUEUE, MAINTENANCE_CRON);
     if (this.config.WORKER === 'off') return;
     await boss.work(MAINTENANCE_QUEUE, async () => {

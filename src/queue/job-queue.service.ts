@@ -10,6 +10,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 
 export const IMPORT_QUEUE = 'marketplace-import';
+export const MAINTENANCE_QUEUE = 'maintenance';
+export const WEBHOOK_QUEUE = 'webhook-delivery';
 const QUEUE_SETUP_LOCK = 7_240_003;
 
 /**
@@ -37,8 +39,9 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /**
-   * pg-boss installs its schema on first start; processes starting together on a fresh
-   * database would race doing so, so they take turns under an advisory lock.
+   * pg-boss installs its schema on first start and a table per queue; processes starting
+   * together would race (deadlock) doing so, so every queue is created here, in turns under
+   * an advisory lock, before any module's bootstrap uses one.
    */
   async onModuleInit(): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
@@ -53,6 +56,9 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
         retryBackoff: true,
         expireInSeconds: this.config.IMPORT_JOB_TIMEOUT_SECONDS,
       });
+      await this.boss.createQueue(MAINTENANCE_QUEUE, { name: MAINTENANCE_QUEUE, retryLimit: 0 });
+      // Each delivery job carries its own retry and expiry options (webhook-delivery-job.ts).
+      await this.boss.createQueue(WEBHOOK_QUEUE, { name: WEBHOOK_QUEUE });
     } finally {
       await runner
         .query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK])

@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
+import { WEBHOOK_QUEUE } from '../queue/job-queue.service.js';
 
-export const WEBHOOK_QUEUE = 'webhook-delivery';
+export { WEBHOOK_QUEUE };
 
 /** One attempt at a delivery; `attempt` = attempts made before it (a stale job does nothing). */
 export interface DeliveryJob {

@@ -9,7 +9,7 @@ import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { entitlementPairs } from './event-entitlements.js';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
-import { deliveryJob, WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
+import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
 
 /** Events turned into deliveries per transaction. */
 const BATCH = 500;
@@ -37,7 +37,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queue.boss.createQueue(WEBHOOK_QUEUE, { name: WEBHOOK_QUEUE });
     if (this.config.WORKER === 'off') return;
     this.timer = setInterval(() => this.tick(), this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
     this.timer.unref();

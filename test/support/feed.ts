@@ -1,3 +1,4 @@
+import { within } from './eventually.js';
 import type { TestApp } from './test-app.js';
 
 export interface FeedEvent {
@@ -24,13 +25,31 @@ export async function feedPage(
   return res.body as FeedPage;
 }
 
-/** Follows the feed from `after` until it has nothing more now; returns the events and the cursor. */
+/**
+ * Waits until every event committed in this database is servable: the feed serves only
+ * below the cluster's oldest open transaction, and other spec files share the cluster.
+ */
+export async function settleFeed(t: TestApp): Promise<void> {
+  await within(15_000, async () => {
+    const [{ settled }] = await t.dataSource.query<Array<{ settled: boolean }>>(
+      `SELECT COALESCE((SELECT max(txid) FROM events) < pg_snapshot_xmin(pg_current_snapshot()), true)
+         AS settled`,
+    );
+    return settled;
+  });
+}
+
+/**
+ * Follows the feed from `after` until it has nothing more; returns the events and the
+ * cursor. Settles first, so every event committed before the call is in the result.
+ */
 export async function drainFeed(
   t: TestApp,
   token: string,
   after?: string,
   query: Record<string, string | number> = {},
 ): Promise<{ events: FeedEvent[]; cursor: string }> {
+  await settleFeed(t);
   const events: FeedEvent[] = [];
   let cursor = after;
   for (;;) {
