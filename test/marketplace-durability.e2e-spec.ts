@@ -4,7 +4,7 @@ import { freePort } from '../src/database/free-port.js';
 import { within } from './support/eventually.js';
 import {
   fetchAccessToken,
-  runCli,
+  runCliJson,
   sharedInstanceEnv,
   startServer,
   startWorker,
@@ -38,12 +38,7 @@ describe('marketplace import durability', () => {
     await db.end();
   });
 
-  async function cli(args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli([...args, '--json'], env);
-    if (result.status !== 0)
-      throw new Error(`cli ${args.join(' ')}: ${result.stdout} ${result.stderr}`);
-    return JSON.parse(result.stdout) as Record<string, unknown>;
-  }
+  const cli = (args: string[]) => runCliJson(args, env);
 
   async function newShop(): Promise<{ tenantId: number; clientId: string; clientSecret: string }> {
     const tenant = await cli(['tenant', 'create', '--name', 'Bazaar', '--currency', 'TRY']);

@@ -5,6 +5,7 @@ import { within } from './support/eventually.js';
 import {
   fetchAccessToken,
   runCli,
+  runCliJson,
   sharedInstanceEnv,
   startServer,
   type ServerProcess,
@@ -43,12 +44,7 @@ describe('two server processes sharing one database', () => {
     }
   });
 
-  async function cli(args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli([...args, '--json'], env);
-    if (result.status !== 0)
-      throw new Error(`cli ${args.join(' ')} failed: ${result.stdout} ${result.stderr}`);
-    return JSON.parse(result.stdout) as Record<string, unknown>;
-  }
+  const cli = (args: string[]) => runCliJson(args, env);
 
   const newApp = async (scopes = 'products:read orders:read') =>
     (await cli([

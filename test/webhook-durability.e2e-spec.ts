@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
 import {
   fetchAccessToken,
-  runCli,
+  runCliJson,
   sharedInstanceEnv,
   startServer,
   startWorker,
@@ -41,11 +41,7 @@ describe('webhook durability', () => {
     await receiver.close();
   });
 
-  async function cli(args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli([...args, '--json'], env);
-    if (result.status !== 0) throw new Error(`cli ${args.join(' ')}: ${result.stderr}`);
-    return JSON.parse(result.stdout) as Record<string, unknown>;
-  }
+  const cli = (args: string[]) => runCliJson(args, env);
 
   it('SIGKILL after the commits, before any delivery: a restarted worker delivers every event', async () => {
     const tenant = await cli(['tenant', 'create', '--name', 'Hooks', '--currency', 'EUR']);

@@ -89,6 +89,18 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   return { status, stdout, stderr };
 }
 
+/** `npm run cli -- <args> --json` with `env`: its one JSON object; throws when it failed. */
+export async function runCliJson(
+  args: string[],
+  env: Record<string, string>,
+): Promise<Record<string, unknown>> {
+  const result = await runCli([...args, '--json'], env);
+  if (result.status !== 0) {
+    throw new Error(`cli ${args.join(' ')} failed: ${result.stdout} ${result.stderr}`);
+  }
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
 /** An access token from a running server's token endpoint (client_secret_post). */
 export async function fetchAccessToken(
   server: ServerProcess,
