@@ -246,6 +246,30 @@ describe('event log and change feed', () => {
       expect(denied.body.error).toBe('scope_denied');
       expect(denied.headers['www-authenticate']).toContain('scope="events:read"');
       expect((await get(s, '/v1/events', 'garbage')).status).toBe(401);
+
+      // A customer session is the wrong kind of token for the feed and for webhooks.
+      const credentials = { email: 'feed-reader@example.com', password: 'correct horse battery' };
+      await t.http
+        .post('/v1/customers/register')
+        .set('authorization', `Bearer ${s.token}`)
+        .send({ name: 'Reader', ...credentials });
+      const login = await t.http
+        .post('/v1/customers/login')
+        .set('authorization', `Bearer ${s.token}`)
+        .send(credentials);
+      const session = (login.body as { token: string }).token;
+      for (const [path, scope] of [
+        ['/v1/events', 'events:read'],
+        ['/v1/webhook-endpoints', 'webhooks:read'],
+      ]) {
+        const refused = await get(s, path, session);
+        expect({ path, status: refused.status, error: refused.body.error }).toEqual({
+          path,
+          status: 403,
+          error: 'scope_denied',
+        });
+        expect(refused.headers['www-authenticate']).toContain(`scope="${scope}"`);
+      }
     });
 
     it('410 cursor_expired once retention removed events after the cursor', async () => {

@@ -1,21 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../src/auth/request-context.js';
 import { Transactions } from '../src/common/transactions.js';
 import { ORDER_STATUSES, type OrderStatus } from '../src/orders/order-status.js';
 import { OrdersService } from '../src/orders/orders.service.js';
-import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
+import { readListHorizon } from '../src/orders/order-list-horizon.js';
+import { within } from './support/eventually.js';
+import { newShop as newShopFor, type Shop } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 type Query = Record<string, string>;
-
-interface Shop {
-  tenantId: number;
-  client: TestClient;
-  token: string;
-  product: number;
-}
 
 interface ListedOrder {
   id: number;
@@ -52,8 +46,6 @@ interface Row {
 const SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
 type Sort = (typeof SORTS)[number];
 
-/** Past the horizon (now minus one second, later than any open transaction's start). */
-const HORIZON_WAIT_MS = 1_500;
 const PASSWORD = 'correct horse battery staple';
 
 /** Microseconds since the epoch → canonical UTC text, or RFC 3339 in `offsetMinutes`. */
@@ -81,16 +73,21 @@ function prng(seed: number): () => number {
 describe('sync-grade order listing', () => {
   let t: TestApp;
 
-  async function newShop(): Promise<Shop> {
-    const tenant = await newTenant(t);
-    const client = await newApp(t, tenant.id);
-    return {
-      tenantId: tenant.id,
-      client,
-      token: await tokenFor(t, client),
-      product: await newProduct(t, tenant.id, 1250),
-    };
-  }
+  const newShop = () => newShopFor(t, 1250);
+
+  /**
+   * Waits until the ascending walks' horizon is past every order written so far (it trails
+   * the oldest open transaction by a second), so they can serve them all.
+   */
+  const pastHorizon = () =>
+    within(10_000, async () => {
+      const horizon = await readListHorizon(t.dataSource.manager);
+      const [{ past }] = await t.dataSource.query<Array<{ past: boolean }>>(
+        `SELECT COALESCE((SELECT max(greatest(created_at, updated_at)) FROM orders) < $1::timestamptz, true) AS past`,
+        [horizon],
+      );
+      return past;
+    });
 
   const list = (token: string, query: Query, path = '/v1/orders') =>
     t.http.get(path).query(query).set('authorization', `Bearer ${token}`);
@@ -518,7 +515,7 @@ describe('sync-grade order listing', () => {
 
     it('created_at: every order once; those created during the walk after the horizon passes', async () => {
       const { shop, orders } = await shopWithOrders(20);
-      await sleep(HORIZON_WAIT_MS);
+      await pastHorizon();
       const atStart = orders.map((o) => o.id);
       const seen: ListedOrder[] = [];
       const cursor = await walkToEnd(
@@ -529,14 +526,14 @@ describe('sync-grade order listing', () => {
       );
       // Those that existed first, in order; the new ones wait for the horizon (a second).
       expect(seen.map((o) => o.id).slice(0, atStart.length)).toEqual(atStart);
-      await sleep(HORIZON_WAIT_MS);
+      await pastHorizon();
       await walkToEnd(shop.token, { cursor: cursor!, limit: '3' }, seen);
       expect(seen.map((o) => o.id)).toEqual(orders.map((o) => o.id).sort((a, b) => a - b));
     });
 
     it('updated_at ascending: every order, no version twice, the last version last', async () => {
       const { shop, orders } = await shopWithOrders(20);
-      await sleep(HORIZON_WAIT_MS);
+      await pastHorizon();
       const seen: ListedOrder[] = [];
       let cursor = await walkToEnd(
         shop.token,
@@ -544,7 +541,7 @@ describe('sync-grade order listing', () => {
         seen,
         churn(shop, orders),
       );
-      await sleep(HORIZON_WAIT_MS);
+      await pastHorizon();
       cursor = await walkToEnd(shop.token, { cursor: cursor!, limit: '4' }, seen);
       expect(cursor).not.toBeNull();
 
@@ -566,7 +563,7 @@ describe('sync-grade order listing', () => {
     it('is not skipped by an ascending walk: the horizon waits for it', async () => {
       const shop = await newShop();
       const early = [await createOrder(shop), await createOrder(shop), await createOrder(shop)];
-      await sleep(HORIZON_WAIT_MS);
+      await pastHorizon();
 
       // A transaction that writes an order and changes another, then stays open.
       const ctx: AppContext = {
@@ -625,7 +622,7 @@ describe('sync-grade order listing', () => {
 
       release();
       const { order: late } = await held;
-      await sleep(HORIZON_WAIT_MS);
+      await pastHorizon();
       await walkToEnd(shop.token, { cursor: createdCursor!, limit: '2' }, byCreation);
       await walkToEnd(shop.token, { cursor: updatedCursor!, limit: '2' }, byUpdate);
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
@@ -28,8 +28,8 @@ export class PageMeta {
   @ApiProperty({ description: 'ceil(total / limit)' }) total_pages!: number;
 }
 
-/** Page mode of a list that can also be walked with cursors: PageMeta, and where to go on. */
-export class PageWithCursorMeta extends PageMeta {
+/** Where a walk goes on: in both modes of a list that can be walked with cursors. */
+class CursorFields {
   @ApiProperty({
     type: String,
     nullable: true,
@@ -39,17 +39,11 @@ export class PageWithCursorMeta extends PageMeta {
   @ApiProperty({ description: 'More items follow this page now' }) has_more!: boolean;
 }
 
+/** Page mode of such a list: PageMeta, and where to go on. */
+export class PageWithCursorMeta extends IntersectionType(PageMeta, CursorFields) {}
+
 /** Cursor mode: no count, so every page costs the same however long the list is. */
-export class CursorMeta {
-  @ApiProperty() limit!: number;
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    description: 'Pass as `cursor` to continue after this page; null when nothing can follow',
-  })
-  next_cursor!: string | null;
-  @ApiProperty({ description: 'More items follow this page now' }) has_more!: boolean;
-}
+export class CursorMeta extends IntersectionType(PickType(PageMeta, ['limit']), CursorFields) {}
 
 export interface Page<T> {
   data: T[];

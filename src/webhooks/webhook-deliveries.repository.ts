@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { requireTenant } from '../common/tenant-scope.js';
 import type { EventRow } from '../events/events.repository.js';
-import type { EndpointRow } from './webhook-endpoints.repository.js';
+import { ENDPOINT_COLUMNS, type EndpointRow } from './webhook-endpoints.repository.js';
 
 /** What an attempt needs: the delivery's state, its endpoint (with sealed secrets), its event. */
 export interface DeliveryTarget {
@@ -156,7 +156,7 @@ export class WebhookDeliveriesRepository {
       `WITH disabled AS (
          UPDATE webhook_endpoints SET active = false, updated_at = now()
          WHERE tenant_id = $1 AND id = $2 AND active
-         RETURNING id, app_id, url, description, event_types, active, created_at, updated_at)
+         RETURNING ${ENDPOINT_COLUMNS})
        SELECT * FROM disabled`,
       [tenantId, endpointId],
     );

@@ -34,8 +34,14 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
-const ENDPOINT_COLUMNS =
+/** An endpoint's columns as the API shows them (never its secrets). */
+export const ENDPOINT_COLUMNS =
   'id, app_id, url, description, event_types, active, created_at, updated_at';
+
+/** A delivery as the log shows it, with its event's id and type. */
+const DELIVERY_SELECT = `SELECT d.id, e.id AS event_id, e.type AS event_type, d.attempts, d.state,
+    d.last_status_code, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at
+  FROM webhook_deliveries d JOIN events e ON e.tenant_id = d.tenant_id AND e.seq = d.event_seq`;
 
 export interface EndpointChange {
   url?: string;
@@ -174,9 +180,7 @@ export class WebhookEndpointsRepository {
     requireTenant(owner.tenantId);
     const [rows, count] = await Promise.all([
       m.query<DeliveryRow[]>(
-        `SELECT d.id, e.id AS event_id, e.type AS event_type, d.attempts, d.state,
-           d.last_status_code, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at
-         FROM webhook_deliveries d JOIN events e ON e.tenant_id = d.tenant_id AND e.seq = d.event_seq
+        `${DELIVERY_SELECT}
          WHERE d.tenant_id = $1 AND d.endpoint_id = $2
          ORDER BY d.id DESC LIMIT $3 OFFSET $4`,
         [owner.tenantId, endpointId, limit, offset],
@@ -214,9 +218,7 @@ export class WebhookEndpointsRepository {
   ): Promise<DeliveryRow | undefined> {
     requireTenant(tenantId);
     const rows: DeliveryRow[] = await m.query(
-      `SELECT d.id, e.id AS event_id, e.type AS event_type, d.attempts, d.state,
-         d.last_status_code, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at
-       FROM webhook_deliveries d JOIN events e ON e.tenant_id = d.tenant_id AND e.seq = d.event_seq
+      `${DELIVERY_SELECT}
        WHERE d.tenant_id = $1 AND d.id = $2`,
       [tenantId, deliveryId],
     );

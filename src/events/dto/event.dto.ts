@@ -1,17 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Max,
-  Min,
-} from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { toStrictInt } from '../../common/pagination.js';
-import { toCommaList } from '../../common/query-list.js';
+import { CommaListOf } from '../../common/query-list.js';
 import { EVENT_TYPES, type EventType } from '../event-types.js';
 import { ANY_EVENT_SCHEMA } from './event-payloads.dto.js';
 
@@ -37,13 +28,7 @@ export class FeedQuery {
     example: 'order.created,order.status_changed',
   })
   @IsOptional()
-  @Transform(toCommaList)
-  @IsArray({ message: 'must be a comma-separated list of event types' })
-  @ArrayMaxSize(EVENT_TYPES.length)
-  @IsIn(EVENT_TYPES, {
-    each: true,
-    message: `each entry must be one of: ${EVENT_TYPES.join(', ')}`,
-  })
+  @CommaListOf(EVENT_TYPES, 'event types')
   types?: EventType[];
 }
 

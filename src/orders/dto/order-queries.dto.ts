@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize,
-  IsArray,
   IsEmail,
   IsIn,
   IsInt,
@@ -14,7 +12,7 @@ import {
   registerDecorator,
 } from 'class-validator';
 import { toStrictInt } from '../../common/pagination.js';
-import { toCommaList } from '../../common/query-list.js';
+import { CommaListOf } from '../../common/query-list.js';
 import { isRfc3339DateTime } from '../../common/rfc3339.js';
 import { Chars } from '../../common/validation.js';
 import {
@@ -99,13 +97,7 @@ export class ListOrdersQuery {
     example: 'paid,preparing',
   })
   @IsOptional()
-  @Transform(toCommaList)
-  @IsArray({ message: 'must be a comma-separated list of statuses' })
-  @ArrayMaxSize(ORDER_STATUSES.length)
-  @IsIn(ORDER_STATUSES, {
-    each: true,
-    message: `each entry must be one of: ${ORDER_STATUSES.join(', ')}`,
-  })
+  @CommaListOf(ORDER_STATUSES, 'statuses')
   status?: OrderStatus[];
 
   @instant('Orders created at or after this instant')
