@@ -16,6 +16,8 @@ const TABLES = [
   'events',
   'idempotency_keys',
   'marketplace_imports',
+  'order_count_deltas',
+  'order_counts',
   'order_items',
   'order_status_changes',
   'orders',

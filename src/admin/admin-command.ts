@@ -48,6 +48,15 @@ export function positiveInt(name: string, value: string): number {
   return n;
 }
 
+/** Parses a non-negative integer option such as --customers, or fails naming it. */
+export function nonNegativeInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
+    throw new AppError('validation_failed', `--${name} must be an integer ≥ 0, got "${value}"`);
+  }
+  return n;
+}
+
 /** nest-commander does not enforce `required`; commands call this first. */
 export function requireOptions<T extends object>(options: T, names: Array<keyof T & string>): void {
   const missing = names.filter((n) => options[n] === undefined);

@@ -10,7 +10,7 @@ import { APP_SUBCOMMANDS, AppCommandGroup } from './app.commands.js';
 import { CustomerCommand, CustomerVerifyCommand } from './customer.commands.js';
 import { OrderCommand, OrderSetStatusCommand } from './order.commands.js';
 import { ProductCommand, ProductCreateCommand, ProductImportCommand } from './product.commands.js';
-import { SeedCommand, SeedDemoCommand } from './seed.commands.js';
+import { SeedCommand, SeedDemoCommand, SeedOrdersCommand } from './seed.commands.js';
 import { TenantCommand, TenantCreateCommand, TenantListCommand } from './tenant.commands.js';
 
 /** The admin CLI: thin commands over the same services the HTTP API uses. */
@@ -43,6 +43,7 @@ export class CliModule {
         ProductImportCommand,
         SeedCommand,
         SeedDemoCommand,
+        SeedOrdersCommand,
       ],
     };
   }

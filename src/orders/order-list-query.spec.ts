@@ -18,7 +18,7 @@ const everything: OrderListSpec = {
 
 describe('order list SQL', () => {
   it("starts every arm and the count with the scope's conditions", () => {
-    const list = orderListSql(customer, everything, 'id', 10, 0);
+    const list = orderListSql(customer, everything, 'id', { limit: 10, offset: 0 });
     const arms = list.text.split('UNION ALL');
     expect(arms).toHaveLength(2);
     for (const arm of arms) expect(arm).toMatch(/WHERE tenant_id = \$1 AND customer_id = \$2 AND /);
@@ -38,21 +38,20 @@ describe('order list SQL', () => {
       tenant,
       { ...everything, sort: '-created_at', horizon: undefined },
       'id',
-      10,
-      0,
+      { limit: 10, offset: 0 },
     );
     expect(desc.text).toContain('(created_at, id) < (');
     expect(desc.text).toContain('ORDER BY created_at DESC, id DESC');
     expect(desc.text).not.toContain('created_at < $');
-    const asc = orderListSql(tenant, everything, 'id', 10, 0);
+    const asc = orderListSql(tenant, everything, 'id', { limit: 10, offset: 0 });
     expect(asc.text).toContain('(updated_at, id) > (');
     expect(asc.text).toContain('ORDER BY updated_at ASC, id ASC');
     expect(asc.text).toContain('updated_at < $');
   });
 
   it('refuses a scope without a tenant', () => {
-    expect(() => orderListSql({ kind: 'tenant', tenantId: 0 }, everything, 'id', 10, 0)).toThrow(
-      /without a tenant/,
-    );
+    expect(() =>
+      orderListSql({ kind: 'tenant', tenantId: 0 }, everything, 'id', { limit: 10, offset: 0 }),
+    ).toThrow(/without a tenant/);
   });
 });

@@ -1,5 +1,7 @@
 import type { OrderListPosition } from './order-list-cursor.js';
 import type { OrderListFilters, OrderListSort } from './order-list-filters.js';
+import { requireTenant } from '../common/tenant-scope.js';
+import { countSql, WHOLE_TENANT } from './order-counts.js';
 import { scopeConditions, type OrderScope } from './order-scope.js';
 
 /** What to read: the walk's sort and filters, where it stands, and (ascending) its horizon. */
@@ -28,55 +30,99 @@ export function isAscending(sort: OrderListSort): boolean {
   return SORTS[sort].ascending;
 }
 
+/** Which rows of the sorted list a page takes; `reverse` reads them from the other end. */
+export interface PageWindow {
+  limit: number;
+  offset: number;
+  /** Read in the opposite order (a page past the middle is nearer the other end). */
+  reverse?: boolean;
+}
+
 /**
- * One page of the list, `limit` rows from `offset`, each with `sort_key`: the sort column as
+ * The lines of the order `o` as a JSON array in line order, for a select list: one query
+ * reads a page or an order together with its lines.
+ */
+export const ORDER_ITEMS_JSON = `(SELECT json_agg(i ORDER BY i.line_no) FROM (
+    SELECT order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor
+    FROM order_items WHERE tenant_id = o.tenant_id AND order_id = o.id) AS i) AS items`;
+
+/**
+ * One page of the list, each row with its lines (`items`) and `sort_key`: the sort column as
  * canonical UTC text with microseconds (the cursor's key; independent of the session's
- * TimeZone). Several statuses are one ordered, limited arm per status, merged by the outer
- * ORDER BY (a Merge Append over the status indexes): `status = ANY(...)` would read every
- * matching row and sort them.
+ * TimeZone). A deferred join: the page's ids come from the sort index alone (an index-only
+ * scan skips offset rows without reading them), then only those orders are read. Several
+ * statuses are one ordered, limited arm per status, merged by the ORDER BY (a Merge Append
+ * over the status indexes): `status = ANY(...)` would read every matching row and sort them.
+ * `total` (SQL of a single value) is added to every row when given.
  */
 export function orderListSql(
   scope: OrderScope,
   spec: OrderListSpec,
   columns: string,
-  limit: number,
-  offset: number,
+  window: PageWindow,
+  total?: Sql,
 ): Sql {
-  const params: unknown[] = [];
+  const params: unknown[] = total ? [...total.params] : [];
   const where = conditions(scope, spec, params).join(' AND ');
   const { column, ascending } = SORTS[spec.sort];
-  const direction = ascending ? 'ASC' : 'DESC';
-  const orderBy = `ORDER BY ${column} ${direction}, id ${direction}`;
-  const select = `SELECT ${columns},
-    to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key
-    FROM orders WHERE ${where}`;
+  const direction = ascending !== Boolean(window.reverse) ? 'ASC' : 'DESC';
+  const orderBy = (table = '') =>
+    `ORDER BY ${table}${column} ${direction}, ${table}id ${direction}`;
   const statuses = spec.filters.status ?? [];
+  const limit = `LIMIT $${params.push(window.limit)} OFFSET $${params.push(window.offset)}`;
+  let ids: string;
   if (statuses.length <= 1) {
     const status = statuses.length === 1 ? ` AND status = $${params.push(statuses[0])}` : '';
-    return {
-      text: `${select}${status} ${orderBy} LIMIT $${params.push(limit)} OFFSET $${params.push(offset)}`,
-      params,
-    };
+    ids = `SELECT id FROM orders WHERE ${where}${status} ${orderBy()} ${limit}`;
+  } else {
+    const armLimit = `$${params.push(window.limit + window.offset)}`;
+    const arms = statuses.map(
+      (status) =>
+        `(SELECT id, ${column} FROM orders WHERE ${where} AND status = $${params.push(status)} ${orderBy()} LIMIT ${armLimit})`,
+    );
+    ids = `SELECT id FROM (${arms.join(' UNION ALL ')}) AS arms ${orderBy()} ${limit}`;
   }
-  const armLimit = `$${params.push(limit + offset)}`;
-  const arms = statuses.map(
-    (status) => `(${select} AND status = $${params.push(status)} ${orderBy} LIMIT ${armLimit})`,
-  );
+  const totalColumn = total ? `, (${total.text}) AS total` : '';
   return {
-    text: `SELECT * FROM (${arms.join(' UNION ALL ')}) AS arms ${orderBy}
-      LIMIT $${params.push(limit)} OFFSET $${params.push(offset)}`,
+    text: `SELECT ${columns},
+      to_char(o.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key,
+      ${ORDER_ITEMS_JSON}${totalColumn}
+      FROM (${ids}) AS page JOIN orders o ON o.tenant_id = $${params.push(scope.tenantId)} AND o.id = page.id
+      ${orderBy('o.')}`,
     params,
   };
 }
 
-/** How many orders the spec selects (page mode's exact `meta.total`); `after` is ignored. */
+/**
+ * How many orders the spec selects (page mode's exact `meta.total`); `after` is ignored.
+ * Read from the counters (order-counts.ts) when they hold the answer: a descending sort (no
+ * horizon) filtered by nothing but statuses and the customer; else counted.
+ */
 export function orderCountSql(scope: OrderScope, spec: OrderListSpec): Sql {
+  const counted = counterCountSql(scope, spec);
+  if (counted) return counted;
   const params: unknown[] = [];
   const where = conditions(scope, { ...spec, after: undefined }, params);
   const statuses = spec.filters.status ?? [];
   if (statuses.length === 1) where.push(`status = $${params.push(statuses[0])}`);
   if (statuses.length > 1) where.push(`status = ANY($${params.push(statuses)}::text[])`);
   return { text: `SELECT count(*)::int AS total FROM orders WHERE ${where.join(' AND ')}`, params };
+}
+
+function counterCountSql(scope: OrderScope, spec: OrderListSpec): Sql | undefined {
+  const { status, customer_id: customerFilter, ...others } = spec.filters;
+  if (spec.horizon !== undefined || Object.values(others).some((v) => v !== undefined)) {
+    return undefined;
+  }
+  const scoped = scope.kind === 'customer' ? scope.customerId : undefined;
+  // A customer asking for another customer's orders selects none: counted, it says 0.
+  if (scoped !== undefined && customerFilter !== undefined && customerFilter !== scoped) {
+    return undefined;
+  }
+  requireTenant(scope.tenantId);
+  const params: unknown[] = [scope.tenantId, scoped ?? customerFilter ?? WHOLE_TENANT];
+  if (status !== undefined) params.push(status);
+  return { text: countSql(status !== undefined), params };
 }
 
 /** The scope first, always; then each filter, the cursor's position and the horizon. */

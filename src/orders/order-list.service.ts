@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
 import { Transactions } from '../common/transactions.js';
 import type { ListOrdersQuery } from './dto/order-queries.dto.js';
-import type { OrderPageDto } from './dto/order.dto.js';
+import type { OrderDto, OrderPageDto } from './dto/order.dto.js';
 import { encodeOrderListCursor, type OrderListPosition } from './order-list-cursor.js';
 import { readListHorizon } from './order-list-horizon.js';
 import { isAscending, type OrderListSpec } from './order-list-query.js';
 import { toOrderListRequest, type OrderListRequest } from './order-list-request.js';
 import { toOrderDto } from './order.mapper.js';
-import { orderScopeOf } from './order-scope.js';
-import { OrdersRepository } from './orders.repository.js';
+import { orderScopeOf, type OrderScope } from './order-scope.js';
+import { OrdersRepository, type ListedOrderRow } from './orders.repository.js';
 
 /**
  * `GET /v1/orders` and `GET /v1/customers/me/orders`: page mode (exact total) or a keyset walk
@@ -33,41 +33,71 @@ export class OrderListService {
       // Read once, before the page and its count: both then stop at the same instant.
       horizon: isAscending(request.sort) ? await readListHorizon(m) : undefined,
     };
-    const offset = request.mode === 'page' ? (request.page - 1) * request.limit : 0;
-    // One row more than the page tells whether more follow.
-    const [rows, total] = await Promise.all([
-      this.orders.list(m, scope, spec, request.limit + 1, offset),
-      request.mode === 'page' ? this.orders.count(m, scope, spec) : undefined,
-    ]);
-    const page = rows.slice(0, request.limit);
-    const hasMore = rows.length > request.limit;
-    const items = await this.orders.items(
-      m,
-      ctx.tenantId,
-      page.map((r) => r.id),
-    );
-    const data = page.map((r) => toOrderDto(r, items.get(r.id) ?? []));
-    const last = page.at(-1);
-    const nextCursor = nextCursorOf(
-      request,
-      last ? { key: last.sort_key, id: last.id } : undefined,
-      hasMore,
-    );
     if (request.mode === 'cursor') {
-      return { data, meta: { limit: request.limit, next_cursor: nextCursor, has_more: hasMore } };
+      // One row more than the page tells whether more follow.
+      const rows = await this.orders.list(m, scope, spec, { limit: request.limit + 1, offset: 0 });
+      const page = rows.slice(0, request.limit);
+      const hasMore = rows.length > request.limit;
+      return {
+        data: page.map(toDto),
+        meta: {
+          limit: request.limit,
+          next_cursor: nextCursorOf(request, positionOf(page.at(-1)), hasMore),
+          has_more: hasMore,
+        },
+      };
     }
+    const { page, total } = await this.readPage(scope, spec, request.page, request.limit);
+    const hasMore = (request.page - 1) * request.limit + page.length < total;
     return {
-      data,
+      data: page.map(toDto),
       meta: {
         page: request.page,
         limit: request.limit,
-        total: total!,
-        total_pages: Math.ceil(total! / request.limit),
-        next_cursor: nextCursor,
+        total,
+        total_pages: Math.ceil(total / request.limit),
+        next_cursor: nextCursorOf(request, positionOf(page.at(-1)), hasMore),
         has_more: hasMore,
       },
     };
   }
+
+  /**
+   * Page mode. Page 1 and its total are one query. A later page needs the total first (from
+   * the counters, mostly), then reads from whichever end of the list is nearer: the last
+   * page of a million orders skips a few rows from the end instead of a million.
+   */
+  private async readPage(
+    scope: OrderScope,
+    spec: OrderListSpec,
+    pageNumber: number,
+    limit: number,
+  ): Promise<{ page: ListedOrderRow[]; total: number }> {
+    const m = this.transactions.manager;
+    const offset = (pageNumber - 1) * limit;
+    if (offset === 0) {
+      const page = await this.orders.list(m, scope, spec, { limit, offset }, true);
+      // An empty list has no row to carry the total.
+      const total = page[0]?.total ?? (await this.orders.count(m, scope, spec));
+      return { page, total };
+    }
+    const total = await this.orders.count(m, scope, spec);
+    if (offset >= total) return { page: [], total };
+    const end = Math.min(offset + limit, total);
+    if (offset <= total - end) {
+      return { page: await this.orders.list(m, scope, spec, { limit, offset }), total };
+    }
+    const fromEnd = { limit: end - offset, offset: total - end, reverse: true };
+    return { page: (await this.orders.list(m, scope, spec, fromEnd)).toReversed(), total };
+  }
+}
+
+function toDto(row: ListedOrderRow): OrderDto {
+  return toOrderDto(row, row.items ?? []);
+}
+
+function positionOf(row: ListedOrderRow | undefined): OrderListPosition | undefined {
+  return row ? { key: row.sort_key, id: row.id } : undefined;
 }
 
 /**

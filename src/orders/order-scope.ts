@@ -20,16 +20,18 @@ export function tenantScope(tenantId: number): OrderScope {
 
 /**
  * The scope's conditions on `orders`, exhaustively (a customer scope always adds its
- * customer), with their values pushed onto `params`. Every order query starts with these.
+ * customer), with their values pushed onto `params`, on `alias`'s columns when given. Every
+ * order query starts with these.
  */
-export function scopeConditions(scope: OrderScope, params: unknown[]): string[] {
+export function scopeConditions(scope: OrderScope, params: unknown[], alias?: string): string[] {
   requireTenant(scope.tenantId);
-  const conditions = [`tenant_id = $${params.push(scope.tenantId)}`];
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  const conditions = [`${column('tenant_id')} = $${params.push(scope.tenantId)}`];
   switch (scope.kind) {
     case 'tenant':
       break;
     case 'customer':
-      conditions.push(`customer_id = $${params.push(scope.customerId)}`);
+      conditions.push(`${column('customer_id')} = $${params.push(scope.customerId)}`);
       break;
   }
   return conditions;

@@ -3,7 +3,9 @@ import type { EntityManager } from 'typeorm';
 import { AppError } from '../common/errors/app-error.js';
 import { requireTenant } from '../common/tenant-scope.js';
 import { EventLog } from '../events/event-log.js';
+import { appendCountDeltas, countRowsOf } from './order-counts.js';
 import { toOrderDto } from './order.mapper.js';
+import { SEED_ORDER_BATCH_SQL } from './seed-order-batch.js';
 import { INITIAL_ORDER_STATUS } from './order-status.js';
 import type { ItemRow, OrderRow } from './orders.repository.js';
 import type { PricedLine } from './pricing.js';
@@ -38,6 +40,21 @@ export interface OrderDraft {
   appId: number | null;
 }
 
+/** What one `seed orders` batch writes (seed-order-batch.ts). */
+export interface SeedBatch {
+  tenantId: number;
+  count: number;
+  /** `created_at` falls within this many days before now. */
+  days: number;
+  /** Verified customers of the tenant that a share of the orders belong to. */
+  customers: Array<{ id: number; name: string; email: string }>;
+  /** The share of orders linked to one of `customers` (0–1). */
+  linkedShare: number;
+  /** Orders of the seed written before this batch, and in all: times rise across batches. */
+  offset: number;
+  total: number;
+}
+
 export interface WrittenOrder {
   order: OrderRow;
   items: ItemRow[];
@@ -47,9 +64,9 @@ export interface WrittenOrder {
 const CUSTOMER_FOREIGN_KEY = 'orders_tenant_id_customer_id_fkey';
 
 /**
- * The one place orders are written (API create, marketplace import; counters hook in here).
- * In the caller's transaction: one statement for the customer link, the tenant's currency,
- * the order and its lines, then its `order.created` event.
+ * The one place orders are written (API create, marketplace import, seed). In the caller's
+ * transaction: one statement for the customer link, the tenant's currency, the order, its
+ * lines and its counters, then its `order.created` event.
  */
 @Injectable()
 export class OrderWriter {
@@ -80,6 +97,7 @@ export class OrderWriter {
              $14, $15, $16, $17, $18
            FROM tenants t, linked WHERE t.id = $1
            RETURNING *),
+         counted AS (${appendCountDeltas(countRowsOf('o'))}),
          i AS (
            INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name,
              quantity, unit_price_minor, total_minor)
@@ -143,9 +161,30 @@ export class OrderWriter {
   }
 
   /**
+   * The batch path (`seed orders`): `count` generated orders in one set-based statement with
+   * their lines and counters (seed-order-batch.ts), and no events. Returns how many it wrote.
+   */
+  async writeSeedBatch(m: EntityManager, batch: SeedBatch): Promise<number> {
+    requireTenant(batch.tenantId);
+    const [row]: Array<{ written: number }> = await m.query(SEED_ORDER_BATCH_SQL, [
+      batch.tenantId,
+      batch.count,
+      batch.days,
+      batch.customers.map((c) => c.id),
+      batch.customers.map((c) => c.name),
+      batch.customers.map((c) => c.email),
+      batch.linkedShare,
+      batch.offset,
+      batch.total,
+    ]);
+    return row.written;
+  }
+
+  /**
    * Links the tenant's orders placed with `email` and no customer (guest orders, imports,
    * earlier ones too) to the customer who just proved the address is theirs. In the
-   * caller's transaction; the link is a change of the order, so `updated_at` moves.
+   * caller's transaction; the link is a change of the order, so `updated_at` moves, and the
+   * customer's counters grow by the linked orders (the tenant's stay as they are).
    */
   async linkToCustomer(
     m: EntityManager,
@@ -158,7 +197,9 @@ export class OrderWriter {
       `WITH linked AS (
          UPDATE orders SET customer_id = $2, updated_at = clock_timestamp()
          WHERE tenant_id = $1 AND customer_id IS NULL AND lower(customer_email) = lower($3)
-         RETURNING 1)
+         RETURNING tenant_id, customer_id, status),
+       counted AS (
+         ${appendCountDeltas(`SELECT tenant_id, customer_id, status, 1 AS delta FROM linked`)})
        SELECT 1 FROM linked`,
       [tenantId, customerId, email],
     );

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { OrderCountsCompactor } from './order-counts-compactor.service.js';
 import { OrderListService } from './order-list.service.js';
 import { OrderWriter } from './order-writer.js';
 import { OrdersController } from './orders.controller.js';
@@ -10,7 +11,7 @@ import { OrdersService } from './orders.service.js';
 @Module({
   imports: [IdempotencyModule, EventsModule],
   controllers: [OrdersController],
-  providers: [OrdersService, OrderListService, OrdersRepository, OrderWriter],
-  exports: [OrdersService, OrderListService, OrdersRepository, OrderWriter],
+  providers: [OrdersService, OrderListService, OrdersRepository, OrderWriter, OrderCountsCompactor],
+  exports: [OrdersService, OrderListService, OrdersRepository, OrderWriter, OrderCountsCompactor],
 })
 export class OrdersModule {}

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { requireTenant } from '../common/tenant-scope.js';
-import { orderCountSql, orderListSql, type OrderListSpec } from './order-list-query.js';
+import { appendCountDeltas, countRowsOf } from './order-counts.js';
+import {
+  ORDER_ITEMS_JSON,
+  orderCountSql,
+  orderListSql,
+  type OrderListSpec,
+  type PageWindow,
+} from './order-list-query.js';
 import { scopeConditions, type OrderScope } from './order-scope.js';
 import type { OrderStatus } from './order-status.js';
 
@@ -26,9 +33,17 @@ export interface OrderRow {
   updated_at: Date;
 }
 
-/** A list row: the order and its sort key as canonical UTC text with microseconds. */
-export interface ListedOrderRow extends OrderRow {
+/** An order read together with its lines. */
+export interface OrderWithItemsRow extends OrderRow {
+  /** null for an order without lines (never written by the service: every order has one). */
+  items: ItemRow[] | null;
+}
+
+/** A list row: the order, its lines, its sort key as canonical UTC text with microseconds. */
+export interface ListedOrderRow extends OrderWithItemsRow {
   sort_key: string;
+  /** The list's total, when it was asked for. */
+  total?: number;
 }
 
 export interface ItemRow {
@@ -42,22 +57,31 @@ export interface ItemRow {
   total_minor: number;
 }
 
-const ORDER_COLUMNS = `id, status, currency, total_minor, customer_id, customer_name, customer_email,
+const COLUMNS = `id, status, currency, total_minor, customer_id, customer_name, customer_email,
   customer_phone, shipping_country, shipping_city, shipping_district, shipping_address,
-  shipping_postal_code, source, marketplace, external_order_id, created_at, updated_at`;
+  shipping_postal_code, source, marketplace, external_order_id, created_at, updated_at`.split(
+  /,\s*/,
+);
+const ORDER_COLUMNS = COLUMNS.join(', ');
+/** Qualified by `o`, for statements that read orders together with another relation. */
+const O_COLUMNS = COLUMNS.map((c) => `o.${c}`).join(', ');
 
 /** Order SQL. Every statement takes the tenant first; each runs in the caller's transaction. */
 @Injectable()
 export class OrdersRepository {
-  /** One page of the list (order-list-query.ts), each row with its `sort_key`. */
+  /**
+   * One page of the list (order-list-query.ts) in one query: each row with its lines, its
+   * `sort_key` and, with `withTotal`, the list's total.
+   */
   list(
     m: EntityManager,
     scope: OrderScope,
     spec: OrderListSpec,
-    limit: number,
-    offset: number,
+    window: PageWindow,
+    withTotal = false,
   ): Promise<ListedOrderRow[]> {
-    const { text, params } = orderListSql(scope, spec, ORDER_COLUMNS, limit, offset);
+    const total = withTotal ? orderCountSql(scope, spec) : undefined;
+    const { text, params } = orderListSql(scope, spec, O_COLUMNS, window, total);
     return m.query(text, params);
   }
 
@@ -82,24 +106,22 @@ export class OrdersRepository {
     return rows[0];
   }
 
-  /** Lines of several orders in one query (no N+1), in line order. */
-  async items(
+  /** One order with its lines, in one query. */
+  async findWithItems(
     m: EntityManager,
-    tenantId: number,
-    orderIds: number[],
-  ): Promise<Map<number, ItemRow[]>> {
-    requireTenant(tenantId);
-    const byOrder = new Map<number, ItemRow[]>(orderIds.map((id) => [id, []]));
-    if (orderIds.length === 0) return byOrder;
-    const rows: ItemRow[] = await m.query(
-      `SELECT order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor
-       FROM order_items WHERE tenant_id = $1 AND order_id = ANY($2::bigint[]) ORDER BY order_id, line_no`,
-      [tenantId, orderIds],
+    scope: OrderScope,
+    id: number,
+  ): Promise<OrderWithItemsRow | undefined> {
+    const params: unknown[] = [];
+    const where = scopeConditions(scope, params, 'o').join(' AND ');
+    const rows: OrderWithItemsRow[] = await m.query(
+      `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders o WHERE ${where} AND o.id = $${params.push(id)}`,
+      params,
     );
-    for (const row of rows) byOrder.get(row.order_id)?.push(row);
-    return byOrder;
+    return rows[0];
   }
 
+  /** The status change with its history row and counters; the order comes back with its lines. */
   async setStatus(
     m: EntityManager,
     tenantId: number,
@@ -107,16 +129,21 @@ export class OrdersRepository {
     from: OrderStatus,
     to: OrderStatus,
     actor: string,
-  ): Promise<OrderRow> {
+  ): Promise<OrderWithItemsRow> {
     requireTenant(tenantId);
-    const rows: OrderRow[] = await m.query(
+    const rows: OrderWithItemsRow[] = await m.query(
       `WITH changed AS (
          UPDATE orders SET status = $3, updated_at = clock_timestamp() WHERE tenant_id = $1 AND id = $2
-         RETURNING ${ORDER_COLUMNS}),
+         RETURNING tenant_id, ${ORDER_COLUMNS}),
        logged AS (
          INSERT INTO order_status_changes (tenant_id, order_id, from_status, to_status, actor, changed_at)
-         SELECT $1, $2, $4, $3, $5, updated_at FROM changed)
-       SELECT * FROM changed`,
+         SELECT $1, $2, $4, $3, $5, updated_at FROM changed),
+       counted AS (${appendCountDeltas(
+         `${countRowsOf('changed')}
+          UNION ALL
+          ${countRowsOf('(SELECT tenant_id, customer_id, $4::text AS status FROM changed)', -1)}`,
+       )})
+       SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM changed o`,
       [tenantId, id, to, from, actor],
     );
     return rows[0];

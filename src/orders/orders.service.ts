@@ -84,11 +84,9 @@ export class OrdersService {
 
   /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */
   async get(ctx: RequestContext, id: number): Promise<OrderDto> {
-    const m = this.transactions.manager;
-    const row = await this.orders.find(m, orderScopeOf(ctx), id);
+    const row = await this.orders.findWithItems(this.transactions.manager, orderScopeOf(ctx), id);
     if (!row) throw notFound(id);
-    const items = await this.orders.items(m, ctx.tenantId, [id]);
-    return toOrderDto(row, items.get(id) ?? []);
+    return toOrderDto(row, row.items ?? []);
   }
 
   /**
@@ -115,8 +113,7 @@ export class OrdersService {
         );
       }
       const row = await this.orders.setStatus(m, by.tenantId, id, current.status, to, by.actor);
-      const items = await this.orders.items(m, by.tenantId, [id]);
-      const order = toOrderDto(row, items.get(id) ?? []);
+      const order = toOrderDto(row, row.items ?? []);
       await this.events.append(m, [
         {
           tenantId: by.tenantId,

@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { AppsModule } from '../apps/apps.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { DemoSeedService } from './demo-seed.service.js';
+import { OrderSeeder } from './order-seeder.service.js';
+import { OrdersModule } from '../orders/orders.module.js';
 
 @Module({
-  imports: [TenantsModule, AppsModule],
-  providers: [DemoSeedService],
-  exports: [DemoSeedService],
+  imports: [TenantsModule, AppsModule, OrdersModule],
+  providers: [DemoSeedService, OrderSeeder],
+  exports: [DemoSeedService, OrderSeeder],
 })
 export class SeedModule {}

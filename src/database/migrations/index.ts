@@ -7,6 +7,7 @@ import { CustomerTickets1764100000000 } from './1764100000000-customer-tickets.j
 import { Events1764200000000 } from './1764200000000-events.js';
 import { OrderSyncIndexes1764200000001 } from './1764200000001-order-sync-indexes.js';
 import { Webhooks1764200000002 } from './1764200000002-webhooks.js';
+import { OrderCounts1764300000000 } from './1764300000000-order-counts.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Events1764200000000,
   OrderSyncIndexes1764200000001,
   Webhooks1764200000002,
+  OrderCounts1764300000000,
 ];

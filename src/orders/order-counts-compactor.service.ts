@@ -1,0 +1,64 @@
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { Transactions } from '../common/transactions.js';
+import { COMPACT_COUNTS_SQL } from './order-counts.js';
+
+/** How often pending deltas are folded; a total reads at most this much of them per key. */
+const COMPACT_INTERVAL_MS = 1_000;
+/** Deltas folded per transaction, so a backlog is folded in short transactions. */
+const BATCH = 20_000;
+/** pg_try_advisory_xact_lock key: one compactor at a time in the cluster. */
+const LOCK_KEY = 0x6f72_6463; // 'ordc'
+
+/**
+ * Folds the order counters' deltas (order-counts.ts) into their counts every second, in every
+ * process; an advisory lock lets one do it at a time and the others return at once. Totals are
+ * exact either way: this only keeps the deltas a total has to add up few.
+ */
+@Injectable()
+export class OrderCountsCompactor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('OrderCountsCompactor');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(private readonly transactions: Transactions) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.tick(), COMPACT_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.compactAll()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'order count compaction failed'))
+      .finally(() => (this.running = undefined));
+  }
+
+  /** Folds until no batch is full; returns the deltas folded (0 when another process holds the lock). */
+  async compactAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const folded = await this.transactions.run(async (m) => {
+        const [{ locked }]: Array<{ locked: boolean }> = await m.query(
+          'SELECT pg_try_advisory_xact_lock($1) AS locked',
+          [LOCK_KEY],
+        );
+        if (!locked) return 0;
+        const [row]: Array<{ folded: number }> = await m.query(COMPACT_COUNTS_SQL, [BATCH]);
+        return row.folded;
+      });
+      total += folded;
+      if (folded < BATCH) return total;
+    }
+  }
+}

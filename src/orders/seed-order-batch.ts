@@ -1,0 +1,75 @@
+import { appendCountDeltas, countRowsOf } from './order-counts.js';
+
+/**
+ * One batch of `seed orders` (CONTRACT 5) as one set-based statement: `$2` orders of tenant
+ * `$1` with 1–3 lines each from the active catalog (exact totals in minor units), statuses
+ * spread along the state machine, `created_at` over the past `$3` days and `updated_at` after
+ * it (equal while pending), in time order across the seed (this batch starts after `$8` of
+ * its `$9` orders), a share `$7` linked to the customers `$4` (their names and emails
+ * `$5`, `$6`), a fifth from marketplaces, and the counters' deltas. No events.
+ *
+ * Ids are drawn from the orders' identity sequence first, so lines and orders meet on them.
+ * Random values sit in select lists, where they are drawn per row.
+ */
+export const SEED_ORDER_BATCH_SQL = `WITH
+  tenant AS (SELECT currency FROM tenants WHERE id = $1),
+  catalog AS (
+    SELECT array_agg(id ORDER BY id) AS ids, array_agg(sku ORDER BY id) AS skus,
+      array_agg(name ORDER BY id) AS names, array_agg(price_minor ORDER BY id) AS prices,
+      count(*)::int AS n
+    FROM products WHERE tenant_id = $1 AND active),
+  drafts AS (
+    SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id,
+      -- In time order across the whole seed (batch offset $8 of $9 orders), as real orders
+      -- are: ids and times rise together, and each index grows at its end.
+      now() - $3::int * interval '1 day' * (1 - ($8::int + g - random()) / $9::int) AS created_at,
+      random() AS status_roll, random() AS link_roll, random() AS source_roll,
+      1 + floor(random() * 3)::int AS line_count,
+      1 + floor(random() * greatest(cardinality($4::bigint[]), 1))::int AS customer_pick,
+      1 + floor(random() * 5)::int AS place
+    FROM generate_series(1, $2::int) AS g),
+  picks AS (
+    SELECT d.id AS order_id, l AS line_no, 1 + floor(random() * c.n)::int AS p,
+      1 + floor(random() * 3)::int AS quantity
+    FROM drafts d CROSS JOIN catalog c CROSS JOIN LATERAL generate_series(1, d.line_count) AS l),
+  lines AS (
+    SELECT k.order_id, k.line_no, c.ids[k.p] AS product_id, c.skus[k.p] AS sku,
+      c.names[k.p] AS name, k.quantity, c.prices[k.p] AS unit_price, c.prices[k.p] * k.quantity AS total
+    FROM picks k CROSS JOIN catalog c),
+  totals AS (SELECT order_id, sum(total)::bigint AS total FROM lines GROUP BY order_id),
+  shaped AS (
+    SELECT d.*,
+      CASE WHEN d.status_roll < 0.10 THEN 'pending' WHEN d.status_roll < 0.25 THEN 'paid'
+        WHEN d.status_roll < 0.35 THEN 'preparing' WHEN d.status_roll < 0.75 THEN 'shipped'
+        WHEN d.status_roll < 0.88 THEN 'cancelled' ELSE 'refunded' END AS status,
+      CASE WHEN d.link_roll < $7::float8 AND cardinality($4::bigint[]) > 0
+        THEN d.customer_pick END AS customer_index,
+      CASE WHEN d.source_roll < 0.2
+        THEN (ARRAY['amazon', 'trendyol', 'etsy'])[1 + floor(d.source_roll * 15)::int] END AS marketplace
+    FROM drafts d),
+  o AS (
+    INSERT INTO orders (id, tenant_id, status, currency, total_minor, customer_id, customer_name,
+      customer_email, shipping_country, shipping_city, shipping_address, shipping_postal_code,
+      source, marketplace, external_order_id, created_at, updated_at)
+    OVERRIDING SYSTEM VALUE
+    SELECT s.id, $1, s.status, t.currency, tt.total, ($4::bigint[])[s.customer_index],
+      coalesce(($5::text[])[s.customer_index], 'Guest ' || s.id),
+      coalesce(($6::text[])[s.customer_index], 'guest-' || s.id || '@example.com'),
+      (ARRAY['TR', 'DE', 'US', 'GB', 'FR'])[s.place],
+      (ARRAY['Istanbul', 'Berlin', 'Chicago', 'Leeds', 'Lyon'])[s.place],
+      'Street ' || (s.id % 500 + 1), lpad((s.id % 90000 + 10000)::text, 5, '0'),
+      CASE WHEN s.marketplace IS NULL THEN 'api' ELSE 'marketplace' END, s.marketplace,
+      CASE WHEN s.marketplace IS NULL THEN NULL ELSE 'SEED-' || s.id END,
+      s.created_at,
+      CASE WHEN s.status = 'pending' THEN s.created_at
+        ELSE s.created_at + random() * least(now() - s.created_at, interval '14 days') END
+    FROM shaped s CROSS JOIN tenant t JOIN totals tt ON tt.order_id = s.id
+    ORDER BY s.id
+    RETURNING tenant_id, customer_id, status),
+  items AS (
+    INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name, quantity,
+      unit_price_minor, total_minor)
+    SELECT $1, order_id, line_no, product_id, sku, name, quantity, unit_price, total FROM lines
+    ORDER BY order_id, line_no),
+  counted AS (${appendCountDeltas(countRowsOf('o'))})
+  SELECT count(*)::int AS written FROM o`;
