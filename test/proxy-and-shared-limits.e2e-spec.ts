@@ -100,6 +100,34 @@ describe('limits shared by instances', () => {
     expect((await get(a)).status).toBe(429);
   });
 
+  it('two instances flooded at once admit at most instances × limit per window, and nothing once synced', async () => {
+    // The documented bound (README, docs/SECURITY.md): each instance decides alone between
+    // syncs, so N instances admit at most N × limit in a window. Not across a window edge.
+    const windowMs = 60_000;
+    const left = windowMs - (Date.now() % windowMs);
+    if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+    const tenant = await newTenant(a);
+    const token = await tokenFor(a, await newApp(a, tenant.id, ['products:read']));
+    const get = (t: TestApp) =>
+      t.http.get('/v1/products?limit=1').set('authorization', `Bearer ${token}`);
+    const admitted: number[] = [];
+    for (let wave = 0; wave < 4; wave++) {
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => get(i % 2 === 0 ? a : b)),
+      ).then((answers) => answers.map((r) => r.status));
+      expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
+      admitted.push(statuses.filter((s) => s === 200).length);
+      // Twice: in the first round each may read back before the other has reported.
+      await Promise.all([a.app.get(SyncedRateLimiter).sync(), b.app.get(SyncedRateLimiter).sync()]);
+      await Promise.all([a.app.get(SyncedRateLimiter).sync(), b.app.get(SyncedRateLimiter).sync()]);
+    }
+    const total = admitted.reduce((n, x) => n + x, 0);
+    expect(total).toBeGreaterThanOrEqual(10);
+    expect(total).toBeLessThanOrEqual(2 * 10);
+    // Once both have reported and read back, the window is spent everywhere.
+    expect(admitted.slice(1)).toEqual([0, 0, 0]);
+  });
+
   it('failed logins for one email count across instances (exact, no sync needed)', async () => {
     const tenant = await newTenant(a);
     const token = await tokenFor(a, await newApp(a, tenant.id, ['customer:auth']));
