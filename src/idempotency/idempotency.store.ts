@@ -30,21 +30,20 @@ export class IdempotencyStore {
     return rows[0].locked;
   }
 
-  /** The unexpired stored response, if any (an expired one is deleted and ignored). */
+  /** The unexpired stored response, if any; an expired one is deleted and ignored (one statement). */
   async find(manager: EntityManager, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
-    await manager.query(
-      `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND app_id = $2 AND method = $3 AND path = $4
-         AND key = $5 AND expires_at <= now()`,
-      params(scope),
-    );
     const rows: Array<{
       request_hash: Buffer;
       response_status: number;
       response_body: unknown;
       response_headers: Record<string, string>;
     }> = await manager.query(
-      `SELECT request_hash, response_status, response_body, response_headers FROM idempotency_keys
-         WHERE tenant_id = $1 AND app_id = $2 AND method = $3 AND path = $4 AND key = $5`,
+      `WITH expired AS (
+         DELETE FROM idempotency_keys WHERE tenant_id = $1 AND app_id = $2 AND method = $3
+           AND path = $4 AND key = $5 AND expires_at <= now())
+       SELECT request_hash, response_status, response_body, response_headers FROM idempotency_keys
+         WHERE tenant_id = $1 AND app_id = $2 AND method = $3 AND path = $4 AND key = $5
+           AND expires_at > now()`,
       params(scope),
     );
     const row = rows[0];
