@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../database/prepared-query.js';
 import { requireTenant } from '../common/tenant-scope.js';
 import type { EventType } from './event-types.js';
 
@@ -23,7 +24,8 @@ export class EventLog {
   async append(m: EntityManager, events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     for (const event of events) requireTenant(event.tenantId);
-    await m.query(
+    await preparedQuery(
+      m,
       `INSERT INTO events (tenant_id, type, app_id, order_id, data)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])`,
       [

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../database/prepared-query.js';
 import type { HttpResult } from '../common/http/http-result.js';
 
 export interface IdempotencyScope {
@@ -23,7 +24,8 @@ export class IdempotencyStore {
    * request with this key is in flight right now.
    */
   async tryLock(manager: EntityManager, scope: IdempotencyScope): Promise<boolean> {
-    const rows: Array<{ locked: boolean }> = await manager.query(
+    const rows = await preparedQuery<{ locked: boolean }>(
+      manager,
       'SELECT pg_try_advisory_xact_lock($1) AS locked',
       [lockId(scope)],
     );
@@ -32,12 +34,13 @@ export class IdempotencyStore {
 
   /** The unexpired stored response, if any; an expired one is deleted and ignored (one statement). */
   async find(manager: EntityManager, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
-    const rows: Array<{
+    const rows = await preparedQuery<{
       request_hash: Buffer;
       response_status: number;
       response_body: unknown;
       response_headers: Record<string, string>;
-    }> = await manager.query(
+    }>(
+      manager,
       `WITH expired AS (
          DELETE FROM idempotency_keys WHERE tenant_id = $1 AND app_id = $2 AND method = $3
            AND path = $4 AND key = $5 AND expires_at <= now())
@@ -64,7 +67,8 @@ export class IdempotencyStore {
     response: HttpResult,
     ttlHours: number,
   ): Promise<void> {
-    await manager.query(
+    await preparedQuery(
+      manager,
       `INSERT INTO idempotency_keys
          (tenant_id, app_id, method, path, key, request_hash, response_status, response_body, response_headers, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(hours => $10))`,

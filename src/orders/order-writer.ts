@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../database/prepared-query.js';
 import { AppError } from '../common/errors/app-error.js';
 import { requireTenant } from '../common/tenant-scope.js';
 import { EventLog } from '../events/event-log.js';
@@ -77,7 +78,8 @@ export class OrderWriter {
     const { link } = draft;
     let written: WrittenOrder;
     try {
-      const rows: Array<{ order: Record<string, unknown>; items: ItemRow[] }> = await m.query(
+      const rows = await preparedQuery<{ order: Record<string, unknown>; items: ItemRow[] }>(
+        m,
         `WITH linked AS (
            SELECT CASE $2::text
              WHEN 'id' THEN $3::bigint

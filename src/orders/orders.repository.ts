@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../database/prepared-query.js';
 import { requireTenant } from '../common/tenant-scope.js';
 import { appendCountDeltas, countRowsOf } from './order-counts.js';
 import {
@@ -57,6 +58,15 @@ export interface ItemRow {
   total_minor: number;
 }
 
+/**
+ * The list shapes requests mostly take (no filter but at most one status), run as prepared
+ * statements; the open-ended rest of the filter combinations is planned per request.
+ */
+function isHotShape(spec: OrderListSpec): boolean {
+  const { status, ...others } = spec.filters;
+  return (status?.length ?? 0) <= 1 && Object.values(others).every((v) => v === undefined);
+}
+
 const COLUMNS = `id, status, currency, total_minor, customer_id, customer_name, customer_email,
   customer_phone, shipping_country, shipping_city, shipping_district, shipping_address,
   shipping_postal_code, source, marketplace, external_order_id, created_at, updated_at`.split(
@@ -82,12 +92,14 @@ export class OrdersRepository {
   ): Promise<ListedOrderRow[]> {
     const total = withTotal ? orderCountSql(scope, spec) : undefined;
     const { text, params } = orderListSql(scope, spec, O_COLUMNS, window, total);
-    return m.query(text, params);
+    return isHotShape(spec) ? preparedQuery(m, text, params) : m.query(text, params);
   }
 
   async count(m: EntityManager, scope: OrderScope, spec: OrderListSpec): Promise<number> {
     const { text, params } = orderCountSql(scope, spec);
-    const rows: Array<{ total: number }> = await m.query(text, params);
+    const rows: Array<{ total: number }> = isHotShape(spec)
+      ? await preparedQuery(m, text, params)
+      : await m.query(text, params);
     return rows[0].total;
   }
 
@@ -114,7 +126,8 @@ export class OrdersRepository {
   ): Promise<OrderWithItemsRow | undefined> {
     const params: unknown[] = [];
     const where = scopeConditions(scope, params, 'o').join(' AND ');
-    const rows: OrderWithItemsRow[] = await m.query(
+    const rows = await preparedQuery<OrderWithItemsRow>(
+      m,
       `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders o WHERE ${where} AND o.id = $${params.push(id)}`,
       params,
     );
@@ -155,11 +168,16 @@ export class OrdersRepository {
     ids: number[],
   ): Promise<Map<number, { sku: string; name: string; price_minor: number }>> {
     requireTenant(tenantId);
-    const rows: Array<{ id: number; sku: string; name: string; price_minor: number }> =
-      await m.query(
-        `SELECT id, sku, name, price_minor FROM products WHERE tenant_id = $1 AND id = ANY($2::bigint[]) AND active`,
-        [tenantId, ids],
-      );
+    const rows = await preparedQuery<{
+      id: number;
+      sku: string;
+      name: string;
+      price_minor: number;
+    }>(
+      m,
+      `SELECT id, sku, name, price_minor FROM products WHERE tenant_id = $1 AND id = ANY($2::bigint[]) AND active`,
+      [tenantId, ids],
+    );
     return new Map(rows.map((r) => [r.id, r]));
   }
 }
