@@ -18,6 +18,8 @@ import {
 import { mediaTypeHook, TOKEN_PATH } from './common/http/media-type.hook.js';
 import { requestInputHook } from './common/http/request-input.hook.js';
 import { requestIdFor } from './common/http/request-id.js';
+import { requestLogger } from './common/logging/logger.js';
+import { OneLineRequestLog } from './common/logging/one-line-request-log.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { runMigrations } from './database/run-migrations.js';
 import { publishIssuer } from './auth/published-issuer.js';
@@ -53,7 +55,8 @@ export async function createHttpApp({
   imports,
 }: HttpAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    loggerInstance: logger,
+    loggerInstance: requestLogger(logger),
+    logController: new OneLineRequestLog(),
     genReqId: requestIdFor,
     bodyLimit: BODY_LIMIT,
     requestTimeout: config.REQUEST_TIMEOUT_MS,

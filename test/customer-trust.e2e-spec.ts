@@ -371,6 +371,10 @@ describe('customer accounts you can trust', () => {
         return other;
       })(),
     );
+    // Each session is verified, and so cached, on both instances before it ends.
+    for (const session of sessions) {
+      for (const t of [a, b]) expect((await get(t, '/v1/customers/me', session)).status).toBe(200);
+    }
     const res = await post(b, '/v1/customers/logout-all', sessions[1]);
     expect(res.status).toBe(204);
     for (const session of sessions) {

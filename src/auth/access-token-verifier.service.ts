@@ -6,6 +6,7 @@ import { CredentialsState } from './credentials-state.service.js';
 import { TOKEN_TYPES, type RequestContext } from './request-context.js';
 import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
 import type { TokenClaims } from './token-claims.js';
+import { type SignedToken, VerifiedTokenCache } from './verified-token-cache.js';
 
 /** Leeway for clock differences; issuer and verifier share a clock (CONTRACT 3.2). */
 const CLOCK_TOLERANCE_SECONDS = 5;
@@ -21,6 +22,10 @@ export function invalidToken(reason: string): AppError {
  * known `kid`, `typ` (token kind), ES256 signature (no other algorithm, never `none`),
  * issuer, audience, expiry, claim types, and then liveness: the app is active, its
  * credentials have not changed since issue, and the token or session is not revoked.
+ *
+ * The stateless checks run once per token (VerifiedTokenCache); every request checks again
+ * that the key is still published, the expiry and liveness, so a revocation, deactivation,
+ * rotation or scope change refuses a cached token as soon as CredentialsState knows of it.
  */
 @Injectable()
 export class AccessTokenVerifier {
@@ -29,33 +34,48 @@ export class AccessTokenVerifier {
     private readonly keys: SigningKeys,
     private readonly config: AppConfig,
     private readonly state: CredentialsState,
+    private readonly cache: VerifiedTokenCache,
   ) {}
 
   async verify(token: string): Promise<RequestContext> {
-    const { kind, claims } = this.verifySignedClaims(token);
-    const app = await this.state.appById(claims.tid, claims.app);
-    if (!app?.active || app.credentialsVersion !== claims.cv) {
+    const cacheKey = VerifiedTokenCache.keyOf(token);
+    const cached = this.usableCacheEntry(cacheKey);
+    const signed = cached ?? this.verifySignedClaims(token);
+    const { context } = signed;
+    const app = await this.state.appById(context.tenantId, context.appId);
+    if (!app?.active || app.credentialsVersion !== context.credentialsVersion) {
       throw invalidToken('The token is no longer valid');
     }
     const revoked =
-      kind === 'app'
-        ? await this.state.isTokenRevoked(claims.jti)
-        : await this.state.isSessionRevoked(claims.jti);
+      context.kind === 'app'
+        ? await this.state.isTokenRevoked(context.tokenId)
+        : await this.state.isSessionRevoked(context.tokenId);
     if (revoked) throw invalidToken('The token has been revoked');
-    const base = {
-      tenantId: claims.tid,
-      appId: claims.app,
-      clientId: claims.client_id,
-      scopes: new Set(claims.scope.split(' ').filter(Boolean)),
-      tokenId: claims.jti,
-      credentialsVersion: claims.cv,
-    };
-    if (kind === 'app') return { kind, ...base };
-    // verifySignedClaims checked that a customer token carries its customer.
-    return { kind, ...base, customerId: claims.cid! };
+    // Only tokens that passed every check are remembered.
+    if (!cached) this.cache.set(cacheKey, signed);
+    // A copy: the cached context is shared by every request with this token.
+    return { ...context };
   }
 
-  private verifySignedClaims(token: string): { kind: RequestContext['kind']; claims: TokenClaims } {
+  /**
+   * The cached result for this token while its key is still published and it has not expired
+   * (the same leeway as jsonwebtoken's check); otherwise the entry is dropped and the full
+   * verification decides, refusing the token with the same answer as on a first use.
+   * SigningKeys is fixed for the process's life today; the key check keeps it safe if that
+   * changes.
+   */
+  private usableCacheEntry(cacheKey: string): SignedToken | undefined {
+    const entry = this.cache.get(cacheKey);
+    if (!entry) return undefined;
+    const now = Math.floor(Date.now() / 1000);
+    if (this.keys.find(entry.key.kid) === entry.key && now < entry.exp + CLOCK_TOLERANCE_SECONDS) {
+      return entry;
+    }
+    this.cache.delete(cacheKey);
+    return undefined;
+  }
+
+  private verifySignedClaims(token: string): SignedToken {
     const decoded: unknown = this.jwt.decode(token, { complete: true });
     const header = (decoded as { header?: { kid?: unknown; typ?: unknown } } | null)?.header;
     if (!header) throw invalidToken('The token is malformed');
@@ -88,8 +108,22 @@ export class AccessTokenVerifier {
     if (!hasClaimTypes(claims) || (kind === 'customer') !== (claims.cid !== undefined)) {
       throw invalidToken('The token claims are invalid');
     }
-    return { kind, claims };
+    return { context: contextOf(kind, claims), key, exp: claims.exp };
   }
+}
+
+function contextOf(kind: RequestContext['kind'], claims: TokenClaims): RequestContext {
+  const base = {
+    tenantId: claims.tid,
+    appId: claims.app,
+    clientId: claims.client_id,
+    scopes: new Set(claims.scope.split(' ').filter(Boolean)),
+    tokenId: claims.jti,
+    credentialsVersion: claims.cv,
+  };
+  if (kind === 'app') return { kind, ...base };
+  // hasClaimTypes and the kind check established that a customer token carries its customer.
+  return { kind, ...base, customerId: claims.cid! };
 }
 
 function hasClaimTypes(c: unknown): c is TokenClaims {
@@ -101,6 +135,8 @@ function hasClaimTypes(c: unknown): c is TokenClaims {
     typeof claims.jti === 'string' &&
     typeof claims.scope === 'string' &&
     typeof claims.client_id === 'string' &&
+    // Always set by our issuer; the cache checks it again on every use.
+    typeof claims.exp === 'number' &&
     (claims.cid === undefined || Number.isSafeInteger(claims.cid))
   );
 }

@@ -7,6 +7,7 @@ import { CredentialsState } from './credentials-state.service.js';
 import { ScopesGuard } from './scopes.guard.js';
 import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
 import { TokensModule } from './tokens.module.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /** Bearer authentication for the HTTP API; global so every feature module can guard routes. */
 @Global()
@@ -14,6 +15,8 @@ import { TokensModule } from './tokens.module.js';
   imports: [PassportModule.register({ session: false }), TokensModule],
   providers: [
     CredentialsState,
+    // One per application (tests run several in a process); the factory sets the bound.
+    { provide: VerifiedTokenCache, useFactory: () => new VerifiedTokenCache() },
     AccessTokenVerifier,
     BearerStrategy,
     BearerGuard,

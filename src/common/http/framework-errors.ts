@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
 import { toErrorResponse } from '../errors/error-response.js';
+import { writeRequestLine } from '../logging/one-line-request-log.js';
 
 /**
  * Fastify's `frameworkErrors`: the router's own failures (bad percent-encoding, an over-long
@@ -17,6 +18,7 @@ export function frameworkErrors(error: Error, request: FastifyRequest, reply: Fa
     .header('x-request-id', request.id)
     .header('content-type', 'application/json; charset=utf-8')
     .send(response.body);
+  writeRequestLine(undefined, request, reply);
 }
 
 /** Node's HTTP parser errors, by the code Node gives them. */

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactUrl } from './logger.js';
+import { createLogger, redactUrl, requestLogger } from './logger.js';
 
 function capture(): { stream: Writable; lines: () => string } {
   const chunks: string[] = [];
@@ -71,6 +71,44 @@ describe('logger redaction', () => {
     expect(text).not.toContain('victim');
     expect(text).not.toContain('918273645');
     expect(JSON.parse(text).req.url).toBe('/v1/orders?email=[redacted]&customer_id=[redacted]');
+  });
+
+  it('the request logger writes only the serialized request fields, and censors a top-level secret', () => {
+    const out = capture();
+    const logger = requestLogger(createLogger('info', out.stream)).child({ reqId: 'r-1' });
+    logger.info(
+      {
+        req: {
+          method: 'POST',
+          url: '/v1/orders?email=victim%40example.com',
+          ip: '10.0.0.7',
+          headers: { authorization: 'Bearer eyJsecret', 'idempotency-key': 'idem-secret' },
+          body: { password: 'hunter2-password' },
+        },
+        res: { statusCode: 201, headers: { 'set-cookie': 'sid=cookie-secret' } },
+        responseTime: 12.5,
+        token: 'tok_secret',
+      },
+      'request completed',
+    );
+    const text = out.lines();
+    for (const secret of [
+      'eyJsecret',
+      'idem-secret',
+      'hunter2',
+      'victim',
+      'cookie-secret',
+      'tok_secret',
+    ]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(JSON.parse(text)).toMatchObject({
+      reqId: 'r-1',
+      req: { method: 'POST', url: '/v1/orders?email=[redacted]', remoteAddress: '10.0.0.7' },
+      res: { statusCode: 201 },
+      responseTime: 12.5,
+      token: '[redacted]',
+    });
   });
 
   it('logs a database error without its query, parameters, message or driver object', () => {
