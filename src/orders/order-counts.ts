@@ -2,7 +2,7 @@
  * The order counters (migration 1764300000000): per (tenant, customer, status), customer 0
  * standing for the whole tenant. Every statement that writes orders appends its deltas in
  * the same transaction through `appendCountDeltas`; OrderCountsCompactor folds them into
- * `order_counts`; `countSql` reads both in one snapshot, so `meta.total` is exact without
+ * `order_counts`; `countExpression` reads both in one snapshot, so `meta.total` is exact without
  * `count(*)`.
  */
 
@@ -33,12 +33,13 @@ export function countRowsOf(relation: string, sign: 1 | -1 = 1): string {
 
 /**
  * The number of orders of tenant `$1`'s counter `$2` (a customer, or WHOLE_TENANT), in the
- * statuses `$3` when `byStatus`: the folded count plus the deltas not folded yet.
+ * statuses `$3` when `byStatus`: the folded count plus the deltas not folded yet. An
+ * expression; read in one statement, its two parts see one snapshot.
  */
-export function countSql(byStatus: boolean): string {
+export function countExpression(byStatus: boolean): string {
   const where = `tenant_id = $1 AND customer_id = $2${byStatus ? ' AND status = ANY($3::text[])' : ''}`;
-  return `SELECT ((SELECT coalesce(sum(count), 0) FROM order_counts WHERE ${where})
-    + (SELECT coalesce(sum(delta), 0) FROM order_count_deltas WHERE ${where}))::bigint AS total`;
+  return `((SELECT coalesce(sum(count), 0) FROM order_counts WHERE ${where})
+    + (SELECT coalesce(sum(delta), 0) FROM order_count_deltas WHERE ${where}))::bigint`;
 }
 
 /**

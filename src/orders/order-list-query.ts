@@ -1,7 +1,7 @@
 import type { OrderListPosition } from './order-list-cursor.js';
 import type { OrderListFilters, OrderListSort } from './order-list-filters.js';
 import { requireTenant } from '../common/tenant-scope.js';
-import { countSql, WHOLE_TENANT } from './order-counts.js';
+import { countExpression, WHOLE_TENANT } from './order-counts.js';
 import { scopeConditions, type OrderScope } from './order-scope.js';
 
 /** What to read: the walk's sort and filters, where it stands, and (ascending) its horizon. */
@@ -95,8 +95,8 @@ export function orderListSql(
 
 /**
  * How many orders the spec selects (page mode's exact `meta.total`); `after` is ignored.
- * Read from the counters (order-counts.ts) when they hold the answer: a descending sort (no
- * horizon) filtered by nothing but statuses and the customer; else counted.
+ * Read from the counters (order-counts.ts) when the list is filtered by nothing but statuses
+ * and the customer; else counted.
  */
 export function orderCountSql(scope: OrderScope, spec: OrderListSpec): Sql {
   const counted = counterCountSql(scope, spec);
@@ -109,20 +109,34 @@ export function orderCountSql(scope: OrderScope, spec: OrderListSpec): Sql {
   return { text: `SELECT count(*)::int AS total FROM orders WHERE ${where.join(' AND ')}`, params };
 }
 
+/**
+ * The counters' total, less (ascending sorts) the orders at or past the horizon: those are
+ * the last second's, a short range of the sort index.
+ */
 function counterCountSql(scope: OrderScope, spec: OrderListSpec): Sql | undefined {
   const { status, customer_id: customerFilter, ...others } = spec.filters;
-  if (spec.horizon !== undefined || Object.values(others).some((v) => v !== undefined)) {
-    return undefined;
-  }
+  if (Object.values(others).some((v) => v !== undefined)) return undefined;
   const scoped = scope.kind === 'customer' ? scope.customerId : undefined;
   // A customer asking for another customer's orders selects none: counted, it says 0.
   if (scoped !== undefined && customerFilter !== undefined && customerFilter !== scoped) {
     return undefined;
   }
   requireTenant(scope.tenantId);
-  const params: unknown[] = [scope.tenantId, scoped ?? customerFilter ?? WHOLE_TENANT];
+  const customer = scoped ?? customerFilter;
+  const params: unknown[] = [scope.tenantId, customer ?? WHOLE_TENANT];
   if (status !== undefined) params.push(status);
-  return { text: countSql(status !== undefined), params };
+  const counted = countExpression(status !== undefined);
+  if (spec.horizon === undefined) return { text: `SELECT ${counted} AS total`, params };
+  const recent = [
+    'tenant_id = $1',
+    ...(customer === undefined ? [] : ['customer_id = $2']),
+    ...(status === undefined ? [] : ['status = ANY($3::text[])']),
+    `${SORTS[spec.sort].column} >= $${params.push(spec.horizon)}::timestamptz`,
+  ];
+  return {
+    text: `SELECT ${counted} - (SELECT count(*) FROM orders WHERE ${recent.join(' AND ')}) AS total`,
+    params,
+  };
 }
 
 /** The scope first, always; then each filter, the cursor's position and the horizon. */
