@@ -6,8 +6,8 @@
 //   --no-extras                            skip the service-only import and login measures
 //   --customers K                          scale mode: customers the seeded orders link to (1000)
 //
-// Environment: BENCH_SECONDS (5) per run, BENCH_CONNECTIONS (32), BENCH_ROUNDS (2) of service
-// then reference, BENCH_WARMUP (2) seconds per target and path, BENCH_SEED_ORDERS (1000)
+// Environment: BENCH_SECONDS (5) per run, BENCH_CONNECTIONS (32), BENCH_ROUNDS (3) of service
+// then reference, BENCH_WARMUP (3) seconds per target and path, BENCH_SEED_ORDERS (1000)
 // orders made through the API before the hot paths, BENCH_SAMPLES (30) timed requests per
 // path in scale mode, BENCH_SEED=api to seed the scale mode through the API (small N only),
 // BENCH_REFERENCE_PREPARED=1 for a reference with named (prepared) statements, and
@@ -36,8 +36,8 @@ const number = (name, fallback) => {
 const options = {
   seconds: number('BENCH_SECONDS', 5),
   connections: number('BENCH_CONNECTIONS', 32),
-  rounds: number('BENCH_ROUNDS', 2),
-  warmup: number('BENCH_WARMUP', 2),
+  rounds: number('BENCH_ROUNDS', 3),
+  warmup: number('BENCH_WARMUP', 3),
   seedOrders: number('BENCH_SEED_ORDERS', 1000),
   samples: number('BENCH_SAMPLES', 30),
 };

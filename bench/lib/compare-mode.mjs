@@ -43,6 +43,7 @@ export async function compareMode(service, options, extras) {
   const failures = [];
   const rows = [];
   const eldRows = [];
+  const cpuRows = [];
   let referenceMemory;
   try {
     const tokenBody = {
@@ -80,15 +81,24 @@ export async function compareMode(service, options, extras) {
         fixed(s.rps),
         fixed(r.rps),
         `${fixed(ratio, 2)} ${ratio >= RATIO_GOAL ? '✓ goal' : ratio >= RATIO_FLOOR ? '✓' : '✗'}`,
+        // Each round's service run over the reference run right after it: the spread shows
+        // how much the machine moved during the measure.
+        s.perRound.map((x, i) => fixed(x / r.perRound[i], 2)).join(', '),
         `${s.p50} / ${s.p99}`,
         `${r.p50} / ${r.p99}`,
         `${s.non2xx + s.errors} / ${r.non2xx + r.errors}`,
       ];
       rows.push(row);
       eldRows.push([scenario.name, fixed(s.eldP99, 1), fixed(r.eldP99, 1)]);
+      cpuRows.push([
+        scenario.name,
+        fixed(s.cpuUsPerRequest),
+        fixed(r.cpuUsPerRequest),
+        fixed(r.cpuUsPerRequest / s.cpuUsPerRequest, 2),
+      ]);
       console.log(
         `${scenario.name}: service ${row[1]} req/s (rounds ${s.perRound.map((x) => fixed(x)).join(', ')}), ` +
-          `reference ${row[2]} req/s (rounds ${r.perRound.map((x) => fixed(x)).join(', ')}), ratio ${row[3]}`,
+          `reference ${row[2]} req/s (rounds ${r.perRound.map((x) => fixed(x)).join(', ')}), ratio ${row[3]} (per round ${row[4]})`,
       );
     }
   } finally {
@@ -113,12 +123,19 @@ export async function compareMode(service, options, extras) {
         'service req/s',
         'reference req/s',
         'ratio',
+        'ratio per round',
         'service p50 / p99 ms',
         'reference p50 / p99 ms',
         'non-2xx + errors (S / R)',
       ],
       rows,
     ),
+    '',
+    'CPU time of each server process per successful request (user + system, over the rounds; ' +
+      'the database and the load generator not included). Reference ÷ service is the ratio ' +
+      'to expect where the server process alone is the bottleneck:',
+    '',
+    table(['hot path', 'service µs', 'reference µs', 'reference ÷ service'], cpuRows),
     '',
     'Event-loop delay p99 under load (worst round; 10 ms resolution, idle ≈ 10.2 ms):',
     '',

@@ -2,6 +2,7 @@
 // alternation (S R S R ...), summed over the rounds.
 import autocannon from 'autocannon';
 import { endWindow, startWindow } from './event-loop.mjs';
+import { cpuSecondsOf } from './processes.mjs';
 
 /**
  * One timed run. `scenario(target)` gives autocannon options for that target: method, path,
@@ -22,7 +23,7 @@ export function loadRun(target, scenario, { connections, seconds }) {
 /**
  * Warms both targets, then runs `rounds` rounds of service-then-reference. Per target: the
  * successful (2xx) requests per second over all rounds, merged latency percentiles, non-2xx
- * and socket errors, and the worst event-loop delay p99 of a round.
+ * and socket errors, CPU time per request, and the worst event-loop delay p99 of a round.
  */
 export async function compare(scenario, targets, { connections, seconds, rounds, warmup }) {
   for (const target of targets) {
@@ -30,10 +31,13 @@ export async function compare(scenario, targets, { connections, seconds, rounds,
   }
   const runs = new Map(targets.map((t) => [t.name, []]));
   const eld = new Map(targets.map((t) => [t.name, []]));
+  const cpu = new Map(targets.map((t) => [t.name, 0]));
   for (let round = 0; round < rounds; round++) {
     for (const target of targets) {
       await startWindow(target);
+      const cpuBefore = cpuSecondsOf(target.pid);
       runs.get(target.name).push(await loadRun(target, scenario, { connections, seconds }));
+      cpu.set(target.name, cpu.get(target.name) + cpuSecondsOf(target.pid) - cpuBefore);
       eld.get(target.name).push(await endWindow(target));
     }
   }
@@ -54,6 +58,9 @@ export async function compare(scenario, targets, { connections, seconds, rounds,
         Object.entries(merged.statusCodeStats).map(([code, { count }]) => [code, count]),
       ),
       eldP99: Math.max(...eld.get(target.name).map((e) => e.p99Ms)),
+      // The server process's own CPU per successful request: what the framework costs,
+      // far less moved by other work on the machine than requests per second.
+      cpuUsPerRequest: (cpu.get(target.name) * 1e6) / ok,
       perRound: results.map((r) => r['2xx'] / r.duration),
     };
   }
