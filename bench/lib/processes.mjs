@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const HUGE = '1000000000';
@@ -115,7 +116,8 @@ export function embeddedDatabaseUrl(dataDir) {
 export async function startReference({ databaseUrl, dataDir, tenantId, appId, publicUrl }) {
   const port = await freePort();
   const nodeArgs = (process.env.BENCH_REFERENCE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, 'bench/reference-server.mjs'], {
+  const script = fileURLToPath(new URL('../reference-server.mjs', import.meta.url));
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: {
       ...process.env,
       PORT: String(port),
