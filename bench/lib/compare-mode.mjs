@@ -1,0 +1,187 @@
+// The default run: each hot path on the service and on the reference, alternately; the
+// ratio of successful requests per second, latencies, event-loop delay and peak RSS.
+import pg from 'pg';
+import { appToken, call, inParallel } from './api.mjs';
+import { benchOrder, hotPaths } from './hot-paths.mjs';
+import { compare } from './load.mjs';
+import { analyze, memoryOf, referencePrepared, startReference } from './processes.mjs';
+import { fixed, table } from './report.mjs';
+import { checkSameJson } from './same-json.mjs';
+
+const RATIO_FLOOR = 0.6;
+const RATIO_GOAL = 0.75;
+const RSS_BOUND_MB = 250;
+
+/**
+ * Returns { markdown, failures }: failures name every non-2xx answer or socket error, and
+ * the run must then fail.
+ */
+export async function compareMode(service, options, extras) {
+  const { seconds, connections, rounds, warmup, seedOrders } = options;
+  const token = await appToken(
+    service.base,
+    service.clientId,
+    service.clientSecret,
+    'orders:read orders:write customer:auth marketplace:import',
+  );
+  const { appId, productIds } = await demoApp(service);
+  const orderBody = benchOrder(productIds);
+  console.log(`seeding ${seedOrders} orders through the API...`);
+  const orderIds = await inParallel(seedOrders, 8, async (i) => {
+    const body = benchOrder(productIds, `seed-${i % 50}@example.com`);
+    return (await call(service.base, 'POST', '/v1/orders', { token, body, expect: 201 })).id;
+  });
+  await analyze(service.databaseUrl);
+
+  const reference = await startReference({
+    databaseUrl: service.databaseUrl,
+    dataDir: service.dataDir,
+    tenantId: service.tenantId,
+    appId,
+    publicUrl: `http://localhost:${service.port}`,
+  });
+  const failures = [];
+  const rows = [];
+  const eldRows = [];
+  const cpuRows = [];
+  let referenceMemory;
+  try {
+    const tokenBody = {
+      grant_type: 'client_credentials',
+      client_id: service.clientId,
+      client_secret: service.clientSecret,
+      scope: 'orders:read orders:write',
+    };
+    await checkSameJson(service, reference, { token, orderId: orderIds[0], tokenBody, orderBody });
+    console.log("the reference answers every hot path with the service's JSON");
+
+    const scenarios = hotPaths({ ...service, token, orderIds, productIds });
+    for (const scenario of scenarios) {
+      const result = await compare(scenario, [service, reference], {
+        connections,
+        seconds,
+        rounds,
+        warmup,
+      });
+      const s = result.service;
+      const r = result.reference;
+      const ratio = s.rps / r.rps;
+      for (const [who, x] of [
+        ['service', s],
+        ['reference', r],
+      ]) {
+        if (x.non2xx > 0 || x.errors > 0) {
+          failures.push(
+            `${scenario.name} on the ${who}: ${x.non2xx} non-2xx ${JSON.stringify(x.statusCodes)}, ${x.errors} errors`,
+          );
+        }
+      }
+      const row = [
+        scenario.name,
+        fixed(s.rps),
+        fixed(r.rps),
+        `${fixed(ratio, 2)} ${ratio >= RATIO_GOAL ? '✓ goal' : ratio >= RATIO_FLOOR ? '✓' : '✗'}`,
+        // Each round's service run over the reference run right after it: the spread shows
+        // how much the machine moved during the measure.
+        s.perRound.map((x, i) => fixed(x / r.perRound[i], 2)).join(', '),
+        `${s.p50} / ${s.p99}`,
+        `${r.p50} / ${r.p99}`,
+        `${s.non2xx + s.errors} / ${r.non2xx + r.errors}`,
+      ];
+      rows.push(row);
+      eldRows.push([scenario.name, fixed(s.eldP99, 1), fixed(r.eldP99, 1)]);
+      cpuRows.push([
+        scenario.name,
+        fixed(s.cpuUsPerRequest),
+        fixed(r.cpuUsPerRequest),
+        fixed(r.cpuUsPerRequest / s.cpuUsPerRequest, 2),
+      ]);
+      console.log(
+        `${scenario.name}: service ${row[1]} req/s (rounds ${s.perRound.map((x) => fixed(x)).join(', ')}), ` +
+          `reference ${row[2]} req/s (rounds ${r.perRound.map((x) => fixed(x)).join(', ')}), ratio ${row[3]} (per round ${row[4]})`,
+      );
+    }
+  } finally {
+    referenceMemory = memoryOf(reference.pid);
+    await reference.stop();
+  }
+  const serviceMemory = memoryOf(service.pid);
+  const extraMarkdown = extras ? await extras(service, token) : '';
+  const finalMemory = memoryOf(service.pid);
+
+  const markdown = [
+    `${connections} connections, ${seconds} s per run, ${rounds} round(s) of service then reference ` +
+      `after ${warmup} s of warm-up each; ${seedOrders} orders seeded through the API first, then ANALYZE. ` +
+      `Ratio = service ÷ reference of 2xx requests per second (target ≥ ${RATIO_FLOOR}, goal ${RATIO_GOAL}). ` +
+      (referencePrepared()
+        ? 'The reference names its statements (BENCH_REFERENCE_PREPARED=1: planned once per connection).'
+        : "The reference's statements are unnamed, as the service's TypeORM sends them (planned on every execution)."),
+    '',
+    table(
+      [
+        'hot path',
+        'service req/s',
+        'reference req/s',
+        'ratio',
+        'ratio per round',
+        'service p50 / p99 ms',
+        'reference p50 / p99 ms',
+        'non-2xx + errors (S / R)',
+      ],
+      rows,
+    ),
+    '',
+    'CPU time of each server process per successful request (user + system, over the rounds; ' +
+      'the database and the load generator not included). Reference ÷ service is the ratio ' +
+      'to expect where the server process alone is the bottleneck:',
+    '',
+    table(['hot path', 'service µs', 'reference µs', 'reference ÷ service'], cpuRows),
+    '',
+    'Event-loop delay p99 under load (worst round; 10 ms resolution, idle ≈ 10.2 ms):',
+    '',
+    table(['hot path', 'service ms', 'reference ms'], eldRows),
+    '',
+    'Memory (VmHWM = peak RSS over the process life):',
+    '',
+    table(
+      ['process', 'peak RSS MB', 'RSS at end MB', 'bound'],
+      [
+        [
+          'service, after the hot paths',
+          fixed(serviceMemory.peakMb),
+          fixed(serviceMemory.rssMb),
+          `≤ ${RSS_BOUND_MB} ${serviceMemory.peakMb <= RSS_BOUND_MB ? '✓' : '✗'}`,
+        ],
+        ...(extras
+          ? [
+              [
+                'service, after the extras too',
+                fixed(finalMemory.peakMb),
+                fixed(finalMemory.rssMb),
+                `≤ ${RSS_BOUND_MB} ${finalMemory.peakMb <= RSS_BOUND_MB ? '✓' : '✗'}`,
+              ],
+            ]
+          : []),
+        ['reference', fixed(referenceMemory.peakMb), fixed(referenceMemory.rssMb), ''],
+      ],
+    ),
+    extraMarkdown,
+  ].join('\n');
+  return { markdown, failures };
+}
+
+/** The demo app's id and the tenant's active products, read from the database. */
+async function demoApp(service) {
+  const client = new pg.Client({ connectionString: service.databaseUrl });
+  await client.connect();
+  try {
+    const app = await client.query('SELECT id FROM apps WHERE client_id = $1', [service.clientId]);
+    const products = await client.query(
+      'SELECT id FROM products WHERE tenant_id = $1 AND active ORDER BY id LIMIT 3',
+      [service.tenantId],
+    );
+    return { appId: Number(app.rows[0].id), productIds: products.rows.map((p) => Number(p.id)) };
+  } finally {
+    await client.end();
+  }
+}
