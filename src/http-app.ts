@@ -13,10 +13,11 @@ import { clientErrorHandler, frameworkErrors } from './common/http/framework-err
 import {
   answerExpectationFailed,
   closingGate,
-  hostHeaderHook,
+  hostHeaderCheck,
 } from './common/http/connection-guards.js';
-import { mediaTypeHook, TOKEN_PATH } from './common/http/media-type.hook.js';
-import { requestInputHook } from './common/http/request-input.hook.js';
+import { mediaTypeCheck, TOKEN_PATH } from './common/http/media-type.hook.js';
+import { requestInputCheck } from './common/http/request-input.hook.js';
+import { checksHook } from './common/http/checks-hook.js';
 import { requestIdFor } from './common/http/request-id.js';
 import { requestLogger } from './common/logging/logger.js';
 import { OneLineRequestLog } from './common/logging/one-line-request-log.js';
@@ -89,18 +90,22 @@ export async function createHttpApp({
   fastify.addHook('onRoute', (route) => {
     if (route.url === TOKEN_PATH) route.bodyLimit = TOKEN_BODY_LIMIT;
   });
-  // On the raw response so it survives every path, errors and 404s included.
-  fastify.addHook('onRequest', async (request, reply) => {
-    reply.raw.setHeader('x-request-id', request.id);
-  });
-  fastify.addHook('onRequest', hostHeaderHook);
-  fastify.addHook('onRequest', closing.hook);
+  fastify.addHook(
+    'onRequest',
+    checksHook(
+      // On the raw response so it survives every path, errors and 404s included.
+      (request, reply) => reply.raw.setHeader('x-request-id', request.id),
+      hostHeaderCheck,
+      closing.check,
+      mediaTypeCheck,
+    ),
+  );
   fastify.addHook('preClose', closing.start);
-  fastify.addHook('onRequest', mediaTypeHook);
-  fastify.addHook('preValidation', requestInputHook);
+  fastify.addHook('preValidation', checksHook(requestInputCheck));
   const metrics = new HttpMetrics();
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
+    done();
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(

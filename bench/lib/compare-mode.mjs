@@ -114,8 +114,8 @@ export async function compareMode(service, options, extras) {
       `after ${warmup} s of warm-up each; ${seedOrders} orders seeded through the API first, then ANALYZE. ` +
       `Ratio = service ÷ reference of 2xx requests per second (target ≥ ${RATIO_FLOOR}, goal ${RATIO_GOAL}). ` +
       (referencePrepared()
-        ? 'The reference names its statements (BENCH_REFERENCE_PREPARED=1: planned once per connection).'
-        : "The reference's statements are unnamed, as the service's TypeORM sends them (planned on every execution)."),
+        ? 'The reference names its statements (planned once per connection), as the service does on its hot paths.'
+        : 'The reference sends its statements unnamed (BENCH_REFERENCE_PREPARED=0: planned on every execution).'),
     '',
     table(
       [

@@ -157,11 +157,11 @@ export async function startReference({ databaseUrl, dataDir, tenantId, appId, pu
 }
 
 /**
- * BENCH_REFERENCE_PREPARED=1: the reference names its statements (prepared and planned once
- * per connection). Off by default: the service's TypeORM sends unnamed ones, planned on every
- * execution, and the ratio compares like with like.
+ * The reference names its statements (prepared and planned once per connection), as the
+ * service does on its hot paths (src/database/prepared-query.ts), so the ratio compares like
+ * with like. BENCH_REFERENCE_PREPARED=0 sends them unnamed.
  */
-export const referencePrepared = () => process.env.BENCH_REFERENCE_PREPARED === '1';
+export const referencePrepared = () => process.env.BENCH_REFERENCE_PREPARED !== '0';
 
 async function waitForReady(base, child, output) {
   const deadline = Date.now() + 120_000;

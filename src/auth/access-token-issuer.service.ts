@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
+import { preparedQuery } from '../database/prepared-query.js';
 import { TOKEN_TYPES } from './request-context.js';
 import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
 import type { TokenClaims } from './token-claims.js';
@@ -50,7 +51,8 @@ export class AccessTokenIssuer {
     const jti = randomUUID();
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttlSeconds;
-    await this.transactions.manager.query(
+    await preparedQuery(
+      this.transactions.manager,
       `INSERT INTO app_tokens (jti, tenant_id, app_id, scopes, credentials_version, issued_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, to_timestamp($6), to_timestamp($7))`,
       [jti, subject.tenantId, subject.appId, scopes, subject.credentialsVersion, iat, exp],

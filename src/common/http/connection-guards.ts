@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error.js';
 import { requestIdFor } from './request-id.js';
 
 /** HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal had no body or request id. */
-export async function hostHeaderHook(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function hostHeaderCheck(request: FastifyRequest): void {
   if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
     throw new AppError('invalid_request', 'An HTTP/1.1 request needs a Host header');
   }
@@ -32,14 +32,14 @@ export function answerExpectationFailed(request: IncomingMessage, response: Serv
  */
 export function closingGate(): {
   start: () => Promise<void>;
-  hook: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  check: (request: FastifyRequest, reply: FastifyReply) => void;
 } {
   let closing = false;
   return {
     start: async () => {
       closing = true;
     },
-    hook: async (_request, reply) => {
+    check: (_request, reply) => {
       if (!closing) return;
       void reply.header('connection', 'close');
       throw new AppError('unavailable', 'The server is shutting down; retry', {

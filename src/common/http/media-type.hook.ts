@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 
 /** The OAuth token endpoint: the one route that takes a form body, and a small one. */
@@ -12,7 +12,7 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
  * Bodies must be JSON (the token endpoint also takes a form). Checked in `onRequest`, before
  * the body is read, so a wrong media type costs nothing. Requests without a body pass.
  */
-export async function mediaTypeHook(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function mediaTypeCheck(request: FastifyRequest): void {
   const { headers } = request;
   const hasBody =
     headers['transfer-encoding'] !== undefined ||

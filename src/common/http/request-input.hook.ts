@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 
 /** No body of this API nests deeper than 4; 32 leaves room and bounds every later walk. */
@@ -30,10 +30,7 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * the stack), too many values (validation cost and error lists grow with them) and
  * prototype-named keys. One iterative pass; paths are built only for the value reported.
  */
-export async function requestInputHook(
-  request: FastifyRequest,
-  _reply: FastifyReply,
-): Promise<void> {
+export function requestInputCheck(request: FastifyRequest): void {
   for (const [value, whole] of [
     [request.params, 'path'],
     [request.query, 'query'],
