@@ -75,6 +75,7 @@ const COLUMNS = `id, status, currency, total_minor, customer_id, customer_name, 
 const ORDER_COLUMNS = COLUMNS.join(', ');
 /** Qualified by `o`, for statements that read orders together with another relation. */
 const O_COLUMNS = COLUMNS.map((c) => `o.${c}`).join(', ');
+const FIND_WITH_ITEMS = new Map<OrderScope['kind'], string>();
 
 /** Order SQL. Every statement takes the tenant first; each runs in the caller's transaction. */
 @Injectable()
@@ -126,11 +127,14 @@ export class OrdersRepository {
   ): Promise<OrderWithItemsRow | undefined> {
     const params: unknown[] = [];
     const where = scopeConditions(scope, params, 'o').join(' AND ');
-    const rows = await preparedQuery<OrderWithItemsRow>(
-      m,
-      `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders o WHERE ${where} AND o.id = $${params.push(id)}`,
-      params,
-    );
+    // One text per scope kind, built once: the hot path's statement is a constant string.
+    let text = FIND_WITH_ITEMS.get(scope.kind);
+    if (text === undefined) {
+      text = `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders o WHERE ${where} AND o.id = $${params.length + 1}`;
+      FIND_WITH_ITEMS.set(scope.kind, text);
+    }
+    params.push(id);
+    const rows = await preparedQuery<OrderWithItemsRow>(m, text, params);
     return rows[0];
   }
 
