@@ -3,7 +3,7 @@
 // wrapper), so their pids are the ones whose memory is read.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,11 +50,16 @@ export async function startService() {
     SECRET_PEPPER: '',
     JWT_SIGNING_KEY: '',
     SEED_DEMO: 'true',
-    LOG_LEVEL: 'warn',
+    // The service's default (one line per request); BENCH_LOG_LEVEL=warn leaves them out.
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     ...RAISED_LIMITS,
   };
-  // e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (written on exit)
-  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The V8 flags `npm start` runs with, then e.g.
+  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (written on exit).
+  const nodeArgs = [
+    ...(await startFlags()),
+    ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,7 +100,17 @@ export async function startService() {
     throw new Error(`no demo credentials in the service's banner:\n${stdout}`);
   }
   service.databaseUrl = embeddedDatabaseUrl(dataDir);
+  // The banner is read: the request log lines that follow are drained, not kept.
+  child.stdout.removeAllListeners('data');
+  child.stdout.resume();
   return service;
+}
+
+/** The node flags of package.json's `start` script (`node <flags> dist/src/main.js`). */
+async function startFlags() {
+  const { scripts } = JSON.parse(await readFile('package.json', 'utf8'));
+  const match = /node ((?:--[\w-]+(?:=\S+)? )*)dist\/src\/main\.js/.exec(scripts.start);
+  return match ? match[1].split(' ').filter(Boolean) : [];
 }
 
 /**
