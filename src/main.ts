@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { ConfigError, loadAppConfig } from './config/app-config.js';
-import { createLogger } from './common/logging/logger.js';
+import { createLogger, stdoutDestination } from './common/logging/logger.js';
 import { handleShutdownSignals } from './common/shutdown-signals.js';
 import { openDatabaseServer } from './database/database-server.js';
 import { createHttpApp } from './http-app.js';
@@ -10,7 +10,7 @@ import { DemoSeedService, demoBanner } from './seed/demo-seed.service.js';
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadAppConfig();
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, stdoutDestination());
   const database = await openDatabaseServer(config, (m) => logger.info(m));
   const app = await createHttpApp({ config, databaseUrl: database.url, logger }).catch(
     async (e: unknown) => {

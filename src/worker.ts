@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
-import { createLogger } from './common/logging/logger.js';
+import { createLogger, stdoutDestination } from './common/logging/logger.js';
 import { handleShutdownSignals } from './common/shutdown-signals.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { ConfigError, loadAppConfig } from './config/app-config.js';
@@ -14,7 +14,7 @@ import { WorkerModule } from './worker.module.js';
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadAppConfig({ ...process.env, WORKER: 'on' });
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, stdoutDestination());
   const database = await openDatabaseServer(config, (m) => logger.info(m));
   const app = await NestFactory.createApplicationContext(
     WorkerModule.register({ config, databaseUrl: database.url }),

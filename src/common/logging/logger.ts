@@ -40,6 +40,15 @@ export function redactUrl(url: string): string {
   return names.length === 0 ? url.slice(0, start) : `${url.slice(0, start)}?${names.join('&')}`;
 }
 
+/**
+ * Standard output without a blocking write per line: lines that arrive while a write is in
+ * flight go out together in the next one (under load, one write for many requests; idle,
+ * each line at once). pino flushes what is still buffered when the process exits.
+ */
+export function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
     {
