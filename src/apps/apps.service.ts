@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { publishedIssuer } from '../auth/published-issuer.js';
 import { Transactions } from '../common/transactions.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AccessTokenIssuer, type IssuedToken } from '../auth/access-token-issuer.service.js';
 import { publishCredentialsEvent } from '../auth/credentials-events.js';
+import { CredentialsState } from '../auth/credentials-state.service.js';
 import { isScope, parseScopeList } from '../auth/scopes.js';
 import { AppError } from '../common/errors/app-error.js';
 import { AppConfig } from '../config/app-config.js';
@@ -42,6 +43,8 @@ export class AppsService {
     private readonly tokens: AccessTokenIssuer,
     private readonly config: AppConfig,
     private readonly events: EventLog,
+    // The HTTP server's credentials cache; absent in the CLI, which caches nothing.
+    @Optional() private readonly credentials?: CredentialsState,
   ) {}
 
   /** Joins the caller's transaction when there is one (the demo seed makes several things). */
@@ -231,7 +234,7 @@ export class AppsService {
    * Locks the app row, applies `update`, announces and audits the change, and writes its
    * event for the app alone to see (CONTRACT 3.9).
    */
-  private change(
+  private async change(
     clientId: string,
     action: string,
     eventType: EventType,
@@ -239,10 +242,11 @@ export class AppsService {
     /** The fields to change; undefined when the app is already as asked. */
     update: (app: App) => Partial<App> | undefined,
   ): Promise<App> {
-    return this.transactions.run(async (tx) => {
+    const { app, changed } = await this.transactions.run(async (tx) => {
       const app = await this.lock(tx, clientId);
       const changes = update(app);
-      if (!changes) return app; // nothing to change: no version, no audit, no event
+      // Nothing to change: no version, no audit, no event.
+      if (!changes) return { app, changed: false };
       Object.assign(app, changes);
       const saved = await tx.save(app);
       await publishCredentialsEvent(tx, { kind: 'app', appId: app.id });
@@ -255,8 +259,12 @@ export class AppsService {
           data: { object: toAppView(saved) },
         },
       ]);
-      return saved;
+      return { app: saved, changed: true };
     });
+    // This instance forgets the app now; the others (and this one again) on the NOTIFY,
+    // whose delivery can trail the next request by a few milliseconds.
+    if (changed) this.credentials?.apply({ kind: 'app', appId: app.id });
+    return app;
   }
 
   private async lock(tx: EntityManager, clientId: string): Promise<App> {
