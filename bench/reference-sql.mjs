@@ -60,7 +60,7 @@ export const IDEMPOTENCY_FIND = `WITH expired AS (
 export const ACTIVE_PRODUCTS = `SELECT id, sku, name, price_minor FROM products WHERE tenant_id = $1 AND id = ANY($2::bigint[]) AND active`;
 
 /**
- * src/orders/order-writer.ts write(): customer link, currency, order, lines and counters in one
+ * src/orders/order-writer.ts write(): customer link, currency, order and lines in one
  * statement. $1 tenant, $2 link kind, $3 customer id, $4 email, $5 total, $6..$8 customer,
  * $9..$13 shipping, $14 source, $15 marketplace, $16 external id, $17 app, $18 status,
  * $19..$25 the lines as arrays.
@@ -84,12 +84,6 @@ export const ORDER_WRITE = `WITH linked AS (
              $14, $15, $16, $17, $18
            FROM tenants t, linked WHERE t.id = $1
            RETURNING *),
-         counted AS (INSERT INTO order_count_deltas (tenant_id, customer_id, status, delta)
-    SELECT d.tenant_id, d.customer_id, d.status, sum(d.delta) FROM (SELECT r.tenant_id, k.customer_id, r.status, 1 AS delta
-    FROM o AS r
-    CROSS JOIN LATERAL (VALUES (0::bigint), (r.customer_id)) AS k(customer_id)
-    WHERE k.customer_id IS NOT NULL) AS d
-    GROUP BY d.tenant_id, d.customer_id, d.status HAVING sum(d.delta) <> 0),
          i AS (
            INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name,
              quantity, unit_price_minor, total_minor)

@@ -173,6 +173,28 @@ describe('order counters', () => {
     );
   });
 
+  it('count orders written by plain SQL too (an older release during a deploy, a fix by hand), and deletions', async () => {
+    const raw = await newShop(t);
+    await placeOrder(t, raw);
+    await t.dataSource.query(
+      `INSERT INTO orders (tenant_id, status, currency, total_minor, customer_name, customer_email,
+         shipping_country, shipping_city, shipping_address)
+       SELECT $1, s, 'USD', 100, 'Raw', 'raw@example.com', 'TR', 'Istanbul', 'Street 1'
+       FROM unnest(ARRAY['paid', 'paid', 'shipped']) AS s`,
+      [raw.tenantId],
+    );
+    await t.dataSource.query(
+      `UPDATE orders SET status = 'refunded' WHERE tenant_id = $1 AND status = 'shipped'`,
+      [raw.tenantId],
+    );
+    await t.dataSource.query(
+      `DELETE FROM orders WHERE id = (SELECT min(id) FROM orders WHERE tenant_id = $1 AND status = 'paid')`,
+      [raw.tenantId],
+    );
+    expect(await counters(raw.tenantId)).toEqual(await counted(raw.tenantId));
+    expect(await counters(raw.tenantId)).toEqual({ '0:pending': 1, '0:paid': 1, '0:refunded': 1 });
+  });
+
   it('ascending sorts: the total counts only the orders the page can show (those behind the horizon)', async () => {
     const fresh = await newShop(t);
     for (let i = 0; i < 3; i++) await placeOrder(t, fresh);

@@ -47,6 +47,9 @@ interface SeedOrdersOptions extends JsonOption {
 
 /** Upper bound of --count: a seed is a benchmark or a demo, not a migration. */
 const MAX_SEED_ORDERS = 10_000_000;
+/** Every batch carries the customers' ids, names and emails; a century of history is plenty. */
+const MAX_SEED_CUSTOMERS = 100_000;
+const MAX_SEED_DAYS = 36_500;
 
 @SubCommand({
   name: 'orders',
@@ -67,6 +70,12 @@ export class SeedOrdersCommand extends AdminCommand<SeedOrdersOptions> {
     const customers =
       options.customers === undefined ? 0 : nonNegativeInt('customers', options.customers);
     const days = options.days === undefined ? 365 : positiveInt('days', options.days);
+    if (customers > MAX_SEED_CUSTOMERS || days > MAX_SEED_DAYS) {
+      throw new AppError(
+        'validation_failed',
+        `--customers must be at most ${MAX_SEED_CUSTOMERS} and --days at most ${MAX_SEED_DAYS}`,
+      );
+    }
     // A progress bar on a terminal only (stderr: stdout carries the result).
     const bar = process.stderr.isTTY
       ? new SingleBar({ stream: process.stderr, etaBuffer: 20 }, Presets.shades_classic)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { EntityManager } from 'typeorm';
+import { type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 
 /** Statement names by text: the same text is always the same prepared statement. */
@@ -29,7 +29,10 @@ export async function preparedQuery<T>(
 ): Promise<T[]> {
   const query = { name: nameOf(text), text, values };
   const runner = m.queryRunner;
-  if (runner && !runner.isReleased) {
+  if (runner) {
+    // A finished transaction's manager must fail, as TypeORM's own query does, never run
+    // the statement outside any transaction.
+    if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
     const client = (await runner.connect()) as pg.PoolClient;
     return (await client.query(query)).rows as T[];
   }

@@ -4,7 +4,6 @@ import { preparedQuery } from '../database/prepared-query.js';
 import { AppError } from '../common/errors/app-error.js';
 import { requireTenant } from '../common/tenant-scope.js';
 import { EventLog } from '../events/event-log.js';
-import { appendCountDeltas, countRowsOf } from './order-counts.js';
 import { toOrderDto } from './order.mapper.js';
 import { SEED_ORDER_BATCH_SQL } from './seed-order-batch.js';
 import { INITIAL_ORDER_STATUS } from './order-status.js';
@@ -66,8 +65,8 @@ const CUSTOMER_FOREIGN_KEY = 'orders_tenant_id_customer_id_fkey';
 
 /**
  * The one place orders are written (API create, marketplace import, seed). In the caller's
- * transaction: one statement for the customer link, the tenant's currency, the order, its
- * lines and its counters, then its `order.created` event.
+ * transaction: one statement for the customer link, the tenant's currency, the order and its
+ * lines (the database's triggers count it, order-counts.ts), then its `order.created` event.
  */
 @Injectable()
 export class OrderWriter {
@@ -99,7 +98,6 @@ export class OrderWriter {
              $14, $15, $16, $17, $18
            FROM tenants t, linked WHERE t.id = $1
            RETURNING *),
-         counted AS (${appendCountDeltas(countRowsOf('o'))}),
          i AS (
            INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name,
              quantity, unit_price_minor, total_minor)
@@ -164,7 +162,7 @@ export class OrderWriter {
 
   /**
    * The batch path (`seed orders`): `count` generated orders in one set-based statement with
-   * their lines and counters (seed-order-batch.ts), and no events. Returns how many it wrote.
+   * their lines (seed-order-batch.ts), and no events. Returns how many it wrote.
    */
   async writeSeedBatch(m: EntityManager, batch: SeedBatch): Promise<number> {
     requireTenant(batch.tenantId);
@@ -185,8 +183,8 @@ export class OrderWriter {
   /**
    * Links the tenant's orders placed with `email` and no customer (guest orders, imports,
    * earlier ones too) to the customer who just proved the address is theirs. In the
-   * caller's transaction; the link is a change of the order, so `updated_at` moves, and the
-   * customer's counters grow by the linked orders (the tenant's stay as they are).
+   * caller's transaction; the link is a change of the order, so `updated_at` moves (and the
+   * customer's counters grow, by trigger).
    */
   async linkToCustomer(
     m: EntityManager,
@@ -199,9 +197,7 @@ export class OrderWriter {
       `WITH linked AS (
          UPDATE orders SET customer_id = $2, updated_at = clock_timestamp()
          WHERE tenant_id = $1 AND customer_id IS NULL AND lower(customer_email) = lower($3)
-         RETURNING tenant_id, customer_id, status),
-       counted AS (
-         ${appendCountDeltas(`SELECT tenant_id, customer_id, status, 1 AS delta FROM linked`)})
+         RETURNING 1)
        SELECT 1 FROM linked`,
       [tenantId, customerId, email],
     );

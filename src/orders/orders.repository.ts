@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { preparedQuery } from '../database/prepared-query.js';
 import { requireTenant } from '../common/tenant-scope.js';
-import { appendCountDeltas, countRowsOf } from './order-counts.js';
 import {
   ORDER_ITEMS_JSON,
   orderCountSql,
@@ -138,7 +137,7 @@ export class OrdersRepository {
     return rows[0];
   }
 
-  /** The status change with its history row and counters; the order comes back with its lines. */
+  /** The status change with its history row (counted by trigger); the order comes back with its lines. */
   async setStatus(
     m: EntityManager,
     tenantId: number,
@@ -154,12 +153,7 @@ export class OrdersRepository {
          RETURNING tenant_id, ${ORDER_COLUMNS}),
        logged AS (
          INSERT INTO order_status_changes (tenant_id, order_id, from_status, to_status, actor, changed_at)
-         SELECT $1, $2, $4, $3, $5, updated_at FROM changed),
-       counted AS (${appendCountDeltas(
-         `${countRowsOf('changed')}
-          UNION ALL
-          ${countRowsOf('(SELECT tenant_id, customer_id, $4::text AS status FROM changed)', -1)}`,
-       )})
+         SELECT $1, $2, $4, $3, $5, updated_at FROM changed)
        SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM changed o`,
       [tenantId, id, to, from, actor],
     );

@@ -1,12 +1,10 @@
-import { appendCountDeltas, countRowsOf } from './order-counts.js';
-
 /**
  * One batch of `seed orders` (CONTRACT 5) as one set-based statement: `$2` orders of tenant
  * `$1` with 1–3 lines each from the active catalog (exact totals in minor units), statuses
  * spread along the state machine, `created_at` over the past `$3` days and `updated_at` after
  * it (equal while pending), in time order across the seed (this batch starts after `$8` of
  * its `$9` orders), a share `$7` linked to the customers `$4` (their names and emails
- * `$5`, `$6`), a fifth from marketplaces, and the counters' deltas. No events.
+ * `$5`, `$6`) and a fifth from marketplaces (counted by the orders' triggers). No events.
  *
  * Ids are drawn from the orders' identity sequence first, so lines and orders meet on them.
  * Random values sit in select lists, where they are drawn per row.
@@ -65,11 +63,10 @@ export const SEED_ORDER_BATCH_SQL = `WITH
         ELSE s.created_at + random() * least(now() - s.created_at, interval '14 days') END
     FROM shaped s CROSS JOIN tenant t JOIN totals tt ON tt.order_id = s.id
     ORDER BY s.id
-    RETURNING tenant_id, customer_id, status),
+    RETURNING 1),
   items AS (
     INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name, quantity,
       unit_price_minor, total_minor)
     SELECT $1, order_id, line_no, product_id, sku, name, quantity, unit_price, total FROM lines
-    ORDER BY order_id, line_no),
-  counted AS (${appendCountDeltas(countRowsOf('o'))})
+    ORDER BY order_id, line_no)
   SELECT count(*)::int AS written FROM o`;

@@ -4,8 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Exact order counts without `count(*)` (CONTRACT 3.4 `meta.total`, section 7), per
  * (tenant, customer, status), `customer_id` 0 standing for the whole tenant.
  *
- * Writers only append to `order_count_deltas`, in the transaction of the change
- * (order-counts.ts): an append takes no row lock, so a long transaction that changed an
+ * Writers only append to `order_count_deltas`, in the transaction of the change (by trigger
+ * since 1764300000001): an append takes no row lock, so a long transaction that changed an
  * order never holds up the tenant's other writes, as one hot counter row per tenant would.
  * A compactor folds the deltas into `order_counts` every second (one transaction: delete
  * them, add their sums). A total is the base rows plus the deltas, read in one snapshot, so it

@@ -8,6 +8,7 @@ import { Events1764200000000 } from './1764200000000-events.js';
 import { OrderSyncIndexes1764200000001 } from './1764200000001-order-sync-indexes.js';
 import { Webhooks1764200000002 } from './1764200000002-webhooks.js';
 import { OrderCounts1764300000000 } from './1764300000000-order-counts.js';
+import { OrderCountTriggers1764300000001 } from './1764300000001-order-count-triggers.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   OrderSyncIndexes1764200000001,
   Webhooks1764200000002,
   OrderCounts1764300000000,
+  OrderCountTriggers1764300000001,
 ];
