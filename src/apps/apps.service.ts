@@ -242,14 +242,14 @@ export class AppsService {
     /** The fields to change; undefined when the app is already as asked. */
     update: (app: App) => Partial<App> | undefined,
   ): Promise<App> {
-    const { app, changed } = await this.transactions.run(async (tx) => {
-      const app = await this.lock(tx, clientId);
-      const changes = update(app);
+    const result = await this.transactions.run(async (tx) => {
+      const current = await this.lock(tx, clientId);
+      const changes = update(current);
       // Nothing to change: no version, no audit, no event.
-      if (!changes) return { app, changed: false };
-      Object.assign(app, changes);
-      const saved = await tx.save(app);
-      await publishCredentialsEvent(tx, { kind: 'app', appId: app.id });
+      if (!changes) return { app: current, changed: false };
+      Object.assign(current, changes);
+      const saved = await tx.save(current);
+      await publishCredentialsEvent(tx, { kind: 'app', appId: current.id });
       await this.record(saved, action, details);
       await this.events.append(tx, [
         {
@@ -263,8 +263,8 @@ export class AppsService {
     });
     // This instance forgets the app now; the others (and this one again) on the NOTIFY,
     // whose delivery can trail the next request by a few milliseconds.
-    if (changed) this.credentials?.apply({ kind: 'app', appId: app.id });
-    return app;
+    if (result.changed) this.credentials?.apply({ kind: 'app', appId: result.app.id });
+    return result.app;
   }
 
   private async lock(tx: EntityManager, clientId: string): Promise<App> {
