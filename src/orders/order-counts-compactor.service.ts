@@ -4,6 +4,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { PeriodicRun } from '../common/periodic-run.js';
 import { Transactions } from '../common/transactions.js';
 import { COMPACT_COUNTS_SQL } from './order-counts.js';
 
@@ -22,26 +23,20 @@ const LOCK_KEY = 0x6f72_6463; // 'ordc'
 @Injectable()
 export class OrderCountsCompactor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('OrderCountsCompactor');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicRun(
+    COMPACT_INTERVAL_MS,
+    () => this.compactAll(),
+    (error) => this.logger.warn({ err: error }, 'order count compaction failed'),
+  );
 
   constructor(private readonly transactions: Transactions) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), COMPACT_INTERVAL_MS);
-    this.timer.unref();
+    this.periodic.start();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.compactAll()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'order count compaction failed'))
-      .finally(() => (this.running = undefined));
+  beforeApplicationShutdown(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** Folds until no batch is full; returns the deltas folded (0 when another process holds the lock). */

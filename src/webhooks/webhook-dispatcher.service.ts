@@ -4,6 +4,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { PeriodicRun } from '../common/periodic-run.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
@@ -26,8 +27,7 @@ const BATCH = 500;
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private periodic?: PeriodicRun;
 
   constructor(
     private readonly transactions: Transactions,
@@ -36,22 +36,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly worker: WebhookDeliveryWorker,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     if (this.config.WORKER === 'off') return;
-    this.timer = setInterval(() => this.tick(), this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
-    this.timer.unref();
+    this.periodic = new PeriodicRun(
+      this.config.WEBHOOK_DISPATCH_INTERVAL_MS,
+      () => this.dispatchAll(),
+      (error) => this.logger.warn({ err: error }, 'webhook dispatch failed'),
+    );
+    this.periodic.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.dispatchAll()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'webhook dispatch failed'))
-      .finally(() => (this.running = undefined));
+    await this.periodic?.stop();
   }
 
   /** Dispatches until the log has nothing more to give now; returns the events passed. */
