@@ -3,7 +3,7 @@ import { OrderCountsCompactor } from '../src/orders/order-counts-compactor.servi
 import { ORDER_STATUSES } from '../src/orders/order-status.js';
 import { within } from './support/eventually.js';
 import { newShop, orderBodyFor, placeOrder, type Shop } from './support/factories.js';
-import { ensureBuilt, runCliJson } from './support/processes.js';
+import { ensureBuilt, runCli, runCliJson } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -171,6 +171,28 @@ describe('order counters', () => {
     expect(await total('/v1/customers/me/orders?limit=1&status=pending', lateCustomer.token)).toBe(
       sum(String(lateCustomer.id), ['pending']),
     );
+  });
+
+  it('seed orders refuses bad options and an unknown tenant with a clear error, writing nothing', async () => {
+    ensureBuilt();
+    const env = { DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'warn' };
+    const cases: Array<[string[], string]> = [
+      [['--tenant', String(shop.tenantId), '--count', '0'], 'validation_failed'],
+      [['--tenant', String(shop.tenantId), '--count', '10000001'], 'validation_failed'],
+      [['--tenant', String(shop.tenantId), '--count', '5', '--days', '36501'], 'validation_failed'],
+      [
+        ['--tenant', String(shop.tenantId), '--count', '5', '--customers', '-1'],
+        'validation_failed',
+      ],
+      [['--tenant', '999999', '--count', '5'], 'not_found'],
+    ];
+    const before = await counted(shop.tenantId);
+    for (const [args, error] of cases) {
+      const result = await runCli(['seed', 'orders', ...args, '--json'], env);
+      expect(result.status).toBe(1);
+      expect(JSON.parse(result.stdout)).toMatchObject({ error });
+    }
+    expect(await counted(shop.tenantId)).toEqual(before);
   });
 
   it('count orders written by plain SQL too (an older release during a deploy, a fix by hand), and deletions', async () => {
