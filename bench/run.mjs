@@ -10,7 +10,8 @@
 // then reference, BENCH_WARMUP (3) seconds per target and path, BENCH_SEED_ORDERS (1000)
 // orders made through the API before the hot paths, BENCH_SAMPLES (30) timed requests per
 // path in scale mode, BENCH_SEED=api to seed the scale mode through the API (small N only),
-// BENCH_REFERENCE_PREPARED=0 for a reference with unnamed (unprepared) statements, and
+// BENCH_REFERENCE_PREPARED=0 for a reference with unnamed (unprepared) statements,
+// BENCH_ONLY=text to run only the hot paths whose name contains text, and
 // BENCH_SERVICE_NODE_ARGS / BENCH_REFERENCE_NODE_ARGS for node flags such as
 // "--cpu-prof --cpu-prof-dir=/tmp/prof" (profiles are written when the bench stops them).
 import { parseArgs } from 'node:util';

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { within } from './support/eventually.js';
 import { runCli, startServer, type ServerProcess } from './support/processes.js';
 
 /**
@@ -38,6 +39,15 @@ describe('npm start and the CLI on the embedded database', () => {
     const secret = /client_secret\s+(cs_[\w-]+)/.exec(out)![1];
     const logLines = out.split('\n').filter((l) => l.startsWith('{'));
     expect(logLines.join('\n')).not.toContain(secret);
+  });
+
+  it("a request's log line reaches standard output within the second, with no traffic after it", async () => {
+    // The server buffers its log lines (4 KB or 1 s): an idle one still writes them out.
+    const res = await fetch(`${server!.url}/v1/orders`);
+    expect(res.status).toBe(401);
+    const id = res.headers.get('x-request-id')!;
+    const line = `"reqId":"${id}"`;
+    await within(2_500, () => Promise.resolve(server!.stdout().includes(line)));
   });
 
   it('the CLI works while the server runs, on the same database', async () => {

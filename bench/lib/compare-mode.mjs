@@ -55,7 +55,11 @@ export async function compareMode(service, options, extras) {
     await checkSameJson(service, reference, { token, orderId: orderIds[0], tokenBody, orderBody });
     console.log("the reference answers every hot path with the service's JSON");
 
-    const scenarios = hotPaths({ ...service, token, orderIds, productIds });
+    // BENCH_ONLY narrows the run to the paths whose name contains it (while working on one).
+    const only = process.env.BENCH_ONLY;
+    const scenarios = hotPaths({ ...service, token, orderIds, productIds }).filter(
+      (scenario) => !only || scenario.name.includes(only),
+    );
     for (const scenario of scenarios) {
       const result = await compare(scenario, [service, reference], {
         connections,

@@ -1,0 +1,92 @@
+import { DataSource, type EntityManager } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Transactions } from '../src/common/transactions.js';
+import { dataSourceOptions } from '../src/database/data-source-options.js';
+import { createTestDatabase } from './support/test-database.js';
+
+/** The backend pid a manager's statements run on. */
+async function backendOf(manager: EntityManager): Promise<number> {
+  const rows: Array<{ pid: number }> = await manager.query('SELECT pg_backend_pid() AS pid');
+  return rows[0].pid;
+}
+
+/** A promise and the function that settles it, to interleave units of work by hand. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+describe('Transactions (the ambient unit of work)', () => {
+  let dataSource: DataSource;
+  let transactions: Transactions;
+  beforeAll(async () => {
+    dataSource = new DataSource(dataSourceOptions(await createTestDatabase(), 4));
+    await dataSource.initialize();
+    transactions = new Transactions(dataSource);
+  });
+  afterAll(() => dataSource.destroy());
+
+  it('a nested run joins the open unit of work, and manager is its transaction', async () => {
+    await transactions.run(async (outer) => {
+      expect(transactions.manager).toBe(outer);
+      await Promise.resolve();
+      await transactions.run(async (inner) => {
+        expect(inner).toBe(outer);
+        expect(await backendOf(transactions.manager)).toBe(await backendOf(outer));
+      });
+    });
+    expect(transactions.manager).toBe(dataSource.manager);
+  });
+
+  it('overlapping units of work keep their own transaction while another one ends', async () => {
+    const firstEnds = gate();
+    const secondStarted = gate();
+    let secondSawAfterFirstEnded: EntityManager | undefined;
+    let secondManager: EntityManager | undefined;
+    const first = transactions.run(async () => {
+      await secondStarted.opened;
+    });
+    const second = transactions.run(async (manager) => {
+      secondManager = manager;
+      secondStarted.open();
+      await firstEnds.opened;
+      // After an await, in a continuation created while the first one was still open.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      secondSawAfterFirstEnded = transactions.manager;
+    });
+    await first;
+    firstEnds.open();
+    await second;
+    expect(secondSawAfterFirstEnded).toBe(secondManager);
+  });
+
+  it('outside any unit of work, and after one ended, manager is the pool', async () => {
+    let leftBehind: Promise<EntityManager> | undefined;
+    const release = gate();
+    await transactions.run(async () => {
+      // Work the unit of work started and did not wait for.
+      leftBehind = release.opened.then(() => transactions.manager);
+    });
+    release.open();
+    expect(await leftBehind).toBe(dataSource.manager);
+    expect(transactions.manager).toBe(dataSource.manager);
+    // And the next unit of work finds its own transaction again.
+    await transactions.run(async (manager) => {
+      await Promise.resolve();
+      expect(transactions.manager).toBe(manager);
+    });
+  });
+
+  it('a failed unit of work rolls back and leaves the pool as the manager', async () => {
+    await dataSource.query('CREATE TABLE IF NOT EXISTS tx_probe (n int)');
+    await expect(
+      transactions.run(async (manager) => {
+        await manager.query('INSERT INTO tx_probe VALUES (1)');
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 0 }]);
+    expect(transactions.manager).toBe(dataSource.manager);
+  });
+});
