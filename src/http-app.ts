@@ -1,5 +1,5 @@
 import { createServer, type RequestListener } from 'node:http';
-import { type DynamicModule, type Type, ValidationPipe } from '@nestjs/common';
+import { type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
@@ -8,7 +8,6 @@ import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { fastifyTrustProxy } from './config/trust-proxy.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
-import { validationFailed } from './common/errors/validation-error.factory.js';
 import { clientErrorHandler, frameworkErrors } from './common/http/framework-errors.js';
 import {
   answerExpectationFailed,
@@ -117,15 +116,6 @@ export async function createHttpApp({
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
   app.useGlobalFilters(new HttpErrorFilter());
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      exceptionFactory: validationFailed,
-      validationError: { target: false, value: false },
-    }),
-  );
   await runMigrations(app.get(DataSource));
   // The CLI signs private tokens with this issuer, so the server accepts them.
   await publishIssuer(app.get(DataSource).manager, config.publicUrl);

@@ -37,6 +37,7 @@ import {
   LoginResponseDto,
   RegisterCustomerDto,
 } from './dto/customer.dto.js';
+import { validated } from '../common/http/validated.js';
 
 /** How a storefront backend passes its end user's address (CONTRACT 3.6). */
 const CUSTOMER_IP_HEADER = ApiHeader({
@@ -71,7 +72,7 @@ export class CustomersController {
   })
   register(
     @AppCtx() ctx: AppContext,
-    @Body() dto: RegisterCustomerDto,
+    @Body(validated) dto: RegisterCustomerDto,
     @Headers('x-customer-ip') customerIp: string | undefined,
   ): Promise<CustomerDto> {
     return this.customers.register(ctx, dto, customerIpKey(customerIp));
@@ -93,7 +94,7 @@ export class CustomersController {
   })
   login(
     @AppCtx() ctx: AppContext,
-    @Body() dto: LoginDto,
+    @Body(validated) dto: LoginDto,
     @Headers('x-customer-ip') customerIp: string | undefined,
   ): Promise<LoginResponseDto> {
     return this.customers.login(ctx, dto, customerIpKey(customerIp));
@@ -113,7 +114,10 @@ export class CustomersController {
     validation_failed: 'type or email malformed',
     not_found: 'no customer with this email in the tenant',
   })
-  createTicket(@AppCtx() ctx: AppContext, @Body() dto: CreateTicketDto): Promise<TicketDto> {
+  createTicket(
+    @AppCtx() ctx: AppContext,
+    @Body(validated) dto: CreateTicketDto,
+  ): Promise<TicketDto> {
     return this.tickets.issue(ctx, dto.type, dto.email);
   }
 
@@ -131,7 +135,10 @@ export class CustomersController {
     validation_failed: 'token missing or not a string',
     invalid_ticket: 'the token is unknown, used, expired, superseded or of another tenant',
   })
-  verifyEmail(@AppCtx() ctx: AppContext, @Body() dto: VerifyEmailDto): Promise<CustomerDto> {
+  verifyEmail(
+    @AppCtx() ctx: AppContext,
+    @Body(validated) dto: VerifyEmailDto,
+  ): Promise<CustomerDto> {
     return this.tickets.verifyEmail(ctx, dto.token);
   }
 
@@ -150,7 +157,10 @@ export class CustomersController {
     invalid_ticket: 'the token is unknown, used, expired, superseded or of another tenant',
     rate_limited: 'password hashing is saturated; retry',
   })
-  resetPassword(@AppCtx() ctx: AppContext, @Body() dto: ResetPasswordDto): Promise<CustomerDto> {
+  resetPassword(
+    @AppCtx() ctx: AppContext,
+    @Body(validated) dto: ResetPasswordDto,
+  ): Promise<CustomerDto> {
     return this.tickets.resetPassword(ctx, dto.token, dto.password);
   }
 
@@ -168,7 +178,7 @@ export class CustomersController {
   })
   changePassword(
     @CustomerCtx() ctx: CustomerContext,
-    @Body() dto: ChangePasswordDto,
+    @Body(validated) dto: ChangePasswordDto,
   ): Promise<void> {
     return this.customers.changePassword(ctx, dto);
   }
@@ -209,7 +219,10 @@ export class CustomersController {
   })
   @ApiOkResponse({ type: OrderPageDto })
   @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
-  myOrders(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<OrderPageDto> {
+  myOrders(
+    @Ctx() ctx: RequestContext,
+    @Query(validated) query: ListOrdersQuery,
+  ): Promise<OrderPageDto> {
     return this.orderList.list(ctx, query);
   }
 

@@ -7,6 +7,7 @@ import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { EVENT_SCHEMAS } from './dto/event-payloads.dto.js';
 import { EventPageDto, FeedQuery } from './dto/event.dto.js';
 import { EventsService } from './events.service.js';
+import { validated } from '../common/http/validated.js';
 
 @ApiTags('events')
 @ApiExtraModels(...Object.values(EVENT_SCHEMAS))
@@ -26,7 +27,7 @@ export class EventsController {
     validation_failed: '`after` is not a cursor of this feed, `limit` or `types` malformed',
     cursor_expired: 'events after the cursor were removed by retention (EVENT_RETENTION_DAYS)',
   })
-  feed(@AppCtx() ctx: AppContext, @Query() query: FeedQuery): Promise<EventPageDto> {
+  feed(@AppCtx() ctx: AppContext, @Query(validated) query: FeedQuery): Promise<EventPageDto> {
     return this.events.feed(ctx, query);
   }
 }

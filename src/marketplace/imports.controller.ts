@@ -14,6 +14,7 @@ import {
 import { Idempotency, type IdempotentCall } from '../idempotency/idempotency.service.js';
 import { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
 import { ImportsService } from './imports.service.js';
+import { validated } from '../common/http/validated.js';
 
 @ApiTags('marketplace')
 @Controller('v1/marketplace/orders/import')
@@ -47,7 +48,7 @@ export class ImportsController {
   })
   async accept(
     @AppCtx() ctx: AppContext,
-    @Body() dto: ImportOrderDto,
+    @Body(validated) dto: ImportOrderDto,
     @IdempotentRequest() call: IdempotentCall | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
@@ -63,8 +64,8 @@ export class ImportsController {
   @ApiErrors({ not_found: 'no such import in this tenant' })
   status(
     @AppCtx() ctx: AppContext,
-    @Param('marketplace') marketplace: string,
-    @Param('externalOrderId') externalOrderId: string,
+    @Param('marketplace', validated) marketplace: string,
+    @Param('externalOrderId', validated) externalOrderId: string,
   ): Promise<ImportStatusDto> {
     return this.imports.status(ctx, marketplace, externalOrderId);
   }

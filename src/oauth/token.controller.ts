@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { addressKey } from '../common/http/address-key.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { TokenEndpointService } from './token-endpoint.service.js';
+import { validated } from '../common/http/validated.js';
 
 @ApiTags('oauth')
 @Controller()
@@ -36,7 +37,7 @@ export class TokenController {
     rate_limited: 'too many token requests (`Retry-After`)',
   })
   async token(
-    @Body() body: unknown,
+    @Body(validated) body: unknown,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TokenResponseDto> {

@@ -30,6 +30,7 @@ import { OrderDto, OrderPageDto } from './dto/order.dto.js';
 import { OrderEventsDto } from '../events/dto/event.dto.js';
 import { OrderListService } from './order-list.service.js';
 import { OrdersService } from './orders.service.js';
+import { validated } from '../common/http/validated.js';
 
 @ApiTags('orders')
 @Controller('v1/orders')
@@ -57,7 +58,7 @@ export class OrdersController {
   })
   async create(
     @AppCtx() ctx: AppContext,
-    @Body() dto: CreateOrderDto,
+    @Body(validated) dto: CreateOrderDto,
     @IdempotentRequest() call: IdempotentCall | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
@@ -77,7 +78,10 @@ export class OrdersController {
   })
   @ApiOkResponse({ type: OrderPageDto })
   @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
-  list(@Ctx() ctx: RequestContext, @Query() query: ListOrdersQuery): Promise<OrderPageDto> {
+  list(
+    @Ctx() ctx: RequestContext,
+    @Query(validated) query: ListOrdersQuery,
+  ): Promise<OrderPageDto> {
     return this.orderList.list(ctx, query);
   }
 
@@ -121,7 +125,7 @@ export class OrdersController {
   changeStatus(
     @Ctx() ctx: RequestContext,
     @IdParam() id: number,
-    @Body() dto: ChangeStatusDto,
+    @Body(validated) dto: ChangeStatusDto,
   ): Promise<OrderDto> {
     return this.orders.changeStatus(
       { tenantId: ctx.tenantId, actor: `app:${ctx.clientId}` },

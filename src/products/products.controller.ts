@@ -10,6 +10,7 @@ import { fromMinorUnits } from '../common/money.js';
 import { PageQuery, toPage, type Page } from '../common/pagination.js';
 import { ProductDto, ProductPageDto } from './dto/product.dto.js';
 import { ProductsRepository, type ProductRow } from './products.repository.js';
+import { validated } from '../common/http/validated.js';
 
 @ApiTags('products')
 @Controller('v1/products')
@@ -21,7 +22,10 @@ export class ProductsController {
   @ApiOperation({ summary: "List the tenant's catalog, by id" })
   @ApiOkResponse({ type: ProductPageDto })
   @ApiErrors({ validation_failed: 'page or limit out of range or malformed (never clamped)' })
-  async list(@Ctx() ctx: RequestContext, @Query() query: PageQuery): Promise<Page<ProductDto>> {
+  async list(
+    @Ctx() ctx: RequestContext,
+    @Query(validated) query: PageQuery,
+  ): Promise<Page<ProductDto>> {
     const { rows, total } = await this.products.page(ctx.tenantId, query);
     return toPage(rows.map(toProductDto), total, query);
   }

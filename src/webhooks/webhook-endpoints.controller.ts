@@ -25,6 +25,7 @@ import {
   WebhookEndpointWithSecretDto,
 } from './dto/webhook-endpoint.dto.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+import { validated } from '../common/http/validated.js';
 
 const NOT_FOUND = "unknown endpoint, or another app's";
 
@@ -52,7 +53,7 @@ export class WebhookEndpointsController {
   })
   async create(
     @AppCtx() ctx: AppContext,
-    @Body() dto: CreateWebhookEndpointDto,
+    @Body(validated) dto: CreateWebhookEndpointDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookEndpointWithSecretDto> {
     const created = await this.endpoints.create(ctx, dto);
@@ -92,7 +93,7 @@ export class WebhookEndpointsController {
   update(
     @AppCtx() ctx: AppContext,
     @IdParam() id: number,
-    @Body() dto: UpdateWebhookEndpointDto,
+    @Body(validated) dto: UpdateWebhookEndpointDto,
   ): Promise<WebhookEndpointDto> {
     return this.endpoints.update(ctx, id, dto);
   }
@@ -137,7 +138,7 @@ export class WebhookEndpointsController {
   deliveries(
     @AppCtx() ctx: AppContext,
     @IdParam() id: number,
-    @Query() query: PageQuery,
+    @Query(validated) query: PageQuery,
   ): Promise<Page<WebhookDeliveryDto>> {
     return this.endpoints.deliveries(ctx, id, query);
   }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Module, Param, Post } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { validated } from '../../src/common/http/validated.js';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsInt, IsString, Length, Min, ValidateNested } from 'class-validator';
 
@@ -26,7 +27,7 @@ class ProbeController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Post('echo')
-  echo(@Body() body: ProbeBody): ProbeBody {
+  echo(@Body(validated) body: ProbeBody): ProbeBody {
     return body;
   }
 
@@ -36,7 +37,7 @@ class ProbeController {
   }
 
   @Get('item/:id')
-  item(@Param('id') id: string): { id: string } {
+  item(@Param('id', validated) id: string): { id: string } {
     return { id };
   }
 
