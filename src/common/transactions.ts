@@ -19,7 +19,7 @@ export class Transactions {
 
   /** Runs `work` in the ambient transaction, or in a new one that it then owns. */
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const current = this.ambient.getStore();
+    const current = this.current();
     if (current) return work(current);
     return this.dataSource.transaction(async (manager) => {
       this.open += 1;
@@ -29,8 +29,7 @@ export class Transactions {
         // Before Node 24, an enabled AsyncLocalStorage runs a promise hook for every
         // promise of the process (~5 KB and several µs a request). With no unit of work
         // open there is no store to find, so the hooks are switched off until the next
-        // `run` switches them on again. What a finished unit of work left behind then sees
-        // the pool, never its committed transaction.
+        // `run` switches them on again.
         this.open -= 1;
         if (this.open === 0) this.ambient.disable();
       }
@@ -39,6 +38,17 @@ export class Transactions {
 
   /** The open transaction's manager, else the pool's (each statement commits on its own). */
   get manager(): EntityManager {
-    return this.ambient.getStore() ?? this.dataSource.manager;
+    return this.current() ?? this.dataSource.manager;
+  }
+
+  /**
+   * The unit of work of this async context while it is open. Work a unit of work started
+   * and left running past its end sees none (the pool), never a committed transaction: on
+   * Node 20 because the storage is disabled, on Node 24 (whose storage survives `disable`
+   * in contexts made before it) because the transaction's runner is released.
+   */
+  private current(): EntityManager | undefined {
+    const store = this.ambient.getStore();
+    return store && !store.queryRunner?.isReleased ? store : undefined;
   }
 }
