@@ -10,7 +10,7 @@ import { DemoSeedService, demoBanner } from './seed/demo-seed.service.js';
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadAppConfig();
-  const logger = createLogger(config.LOG_LEVEL, stdoutDestination({ buffered: true }));
+  const logger = createLogger(config.LOG_LEVEL, stdoutDestination());
   const database = await openDatabaseServer(config, (m) => logger.info(m));
   const app = await createHttpApp({ config, databaseUrl: database.url, logger }).catch(
     async (e: unknown) => {
@@ -28,8 +28,6 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.PORT, host: config.host });
   logger.info(`listening on ${config.host}:${config.PORT}, public URL ${config.publicUrl}`);
-  // Out at once, not with the next 4 KB: supervisors and tests wait for this line.
-  logger.flush();
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

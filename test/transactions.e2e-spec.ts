@@ -1,4 +1,4 @@
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transactions } from '../src/common/transactions.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
@@ -61,21 +61,29 @@ describe('Transactions (the ambient unit of work)', () => {
     expect(secondSawAfterFirstEnded).toBe(secondManager);
   });
 
-  it('outside any unit of work, and after one ended, manager is the pool', async () => {
-    let leftBehind: Promise<EntityManager> | undefined;
-    const release = gate();
-    await transactions.run(async () => {
-      // Work the unit of work started and did not wait for.
-      leftBehind = release.opened.then(() => transactions.manager);
-    });
-    release.open();
-    expect(await leftBehind).toBe(dataSource.manager);
+  it('work a unit of work left running past its end fails, and never writes outside it', async () => {
+    await dataSource.query('CREATE TABLE IF NOT EXISTS tx_leftover (n int)');
+    const siblingMayGoOn = gate();
+    let sibling: Promise<unknown> | undefined;
+    await expect(
+      transactions.run(async (manager) => {
+        // Promise.all rejects at the first failure; the other branch is still running.
+        sibling = (async () => {
+          await siblingMayGoOn.opened;
+          await transactions.manager.query('INSERT INTO tx_leftover VALUES (2)');
+        })();
+        await manager.query('INSERT INTO tx_leftover VALUES (1)');
+        await Promise.all([sibling, Promise.reject(new Error('one branch failed'))]);
+      }),
+    ).rejects.toThrow('one branch failed');
+    siblingMayGoOn.open();
+    await expect(sibling).rejects.toThrow(QueryRunnerAlreadyReleasedError);
+    await expect(transactions.run(() => Promise.resolve())).resolves.toBeUndefined();
+    expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_leftover')).toEqual([
+      { n: 0 },
+    ]);
+    // Outside any unit of work, the pool.
     expect(transactions.manager).toBe(dataSource.manager);
-    // And the next unit of work finds its own transaction again.
-    await transactions.run(async (manager) => {
-      await Promise.resolve();
-      expect(transactions.manager).toBe(manager);
-    });
   });
 
   it('a failed unit of work rolls back and leaves the pool as the manager', async () => {

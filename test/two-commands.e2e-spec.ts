@@ -41,8 +41,8 @@ describe('npm start and the CLI on the embedded database', () => {
     expect(logLines.join('\n')).not.toContain(secret);
   });
 
-  it("a request's log line reaches standard output within the second, with no traffic after it", async () => {
-    // The server buffers its log lines (4 KB or 1 s): an idle one still writes them out.
+  it("a request's log line reaches standard output, with no traffic after it", async () => {
+    // Lines are written asynchronously; none may wait for more traffic to go out.
     const res = await fetch(`${server!.url}/v1/orders`);
     expect(res.status).toBe(401);
     const id = res.headers.get('x-request-id')!;

@@ -1,6 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
+
+/** A unit of work: its transaction, open until its work has settled. */
+interface Unit {
+  manager: EntityManager;
+  open: boolean;
+}
 
 /**
  * The one way to reach the database. `run` opens a unit of work, or joins the one already
@@ -11,9 +17,7 @@ import { DataSource, type EntityManager } from 'typeorm';
  */
 @Injectable()
 export class Transactions {
-  private readonly ambient = new AsyncLocalStorage<EntityManager>();
-  /** Units of work open in this process. */
-  private open = 0;
+  private readonly ambient = new AsyncLocalStorage<Unit>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -22,16 +26,12 @@ export class Transactions {
     const current = this.current();
     if (current) return work(current);
     return this.dataSource.transaction(async (manager) => {
-      this.open += 1;
+      const unit: Unit = { manager, open: true };
       try {
-        return await this.ambient.run(manager, () => work(manager));
+        return await this.ambient.run(unit, () => work(manager));
       } finally {
-        // Before Node 24, an enabled AsyncLocalStorage runs a promise hook for every
-        // promise of the process (~5 KB and several µs a request). With no unit of work
-        // open there is no store to find, so the hooks are switched off until the next
-        // `run` switches them on again.
-        this.open -= 1;
-        if (this.open === 0) this.ambient.disable();
+        // Closed before COMMIT or ROLLBACK is sent: nothing may join it from here on.
+        unit.open = false;
       }
     });
   }
@@ -42,13 +42,14 @@ export class Transactions {
   }
 
   /**
-   * The unit of work of this async context while it is open. Work a unit of work started
-   * and left running past its end sees none (the pool), never a committed transaction: on
-   * Node 20 because the storage is disabled, on Node 24 (whose storage survives `disable`
-   * in contexts made before it) because the transaction's runner is released.
+   * The unit of work of this async context. Work that a unit started and left running past
+   * its end (a sibling of a rejected `Promise.all`, a call not awaited) fails here, loudly:
+   * falling back to the pool would commit its writes outside the unit, rolled back or not.
    */
   private current(): EntityManager | undefined {
-    const store = this.ambient.getStore();
-    return store && !store.queryRunner?.isReleased ? store : undefined;
+    const unit = this.ambient.getStore();
+    if (!unit) return undefined;
+    if (!unit.open) throw new QueryRunnerAlreadyReleasedError();
+    return unit.manager;
   }
 }

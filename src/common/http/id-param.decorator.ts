@@ -16,7 +16,7 @@ export function parseId(raw: unknown, field = 'id'): number {
 
 /**
  * A raw path id parameter (`:id` unless named), parsed strictly. A custom decorator on
- * purpose: the global ValidationPipe converts `@Param() id: number` with `+value` first,
+ * purpose: a ValidationPipe converts `@Param() id: number` with `+value` first,
  * turning "1e3" into 1000. Document the route with `@ApiParam(ID_PARAM)` / `idParam(name)`.
  */
 export const IdParam = createParamDecorator(

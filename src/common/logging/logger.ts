@@ -44,17 +44,9 @@ export function redactUrl(url: string): string {
  * Standard output without a blocking write per line: lines that arrive while a write is in
  * flight go out together in the next one (under load, one write for many requests; idle,
  * each line at once). pino flushes what is still buffered when the process exits.
- *
- * `buffered` (the HTTP server): lines also wait until 4 KB have gathered or a second has
- * passed, so a busy server writes once per ~15 request lines instead of once per few (about
- * 5–10 µs a request on the bench). Whoever needs a line out at once calls `logger.flush()`.
  */
-export function stdoutDestination(options: { buffered?: boolean } = {}): DestinationStream {
-  return pino.destination({
-    dest: 1,
-    sync: false,
-    ...(options.buffered ? { minLength: 4096, periodicFlush: 1000 } : {}),
-  });
+export function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
 }
 
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
