@@ -1,9 +1,7 @@
 # Production image: compiled JavaScript and production dependencies only, run as a non-root user.
 # It expects DATABASE_URL (see docker-compose.yml); nothing is embedded in a container.
-# Node 24 (active LTS; Node 20 is end of life): the whole test suite passes on 20, 22 and 24,
-# and on 24 AsyncLocalStorage (the ambient transaction) costs no promise hook per promise.
 
-FROM node:24-bookworm-slim AS build
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -11,7 +9,7 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && npm prune --omit=dev
 
-FROM node:24-bookworm-slim
+FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
