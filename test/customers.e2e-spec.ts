@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsService } from '../src/apps/apps.service.js';
+import { CredentialsState } from '../src/auth/credentials-state.service.js';
 import { ARGON2_OPTIONS } from '../src/customers/password-hasher.js';
 import { within } from './support/eventually.js';
 import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
@@ -244,6 +246,26 @@ describe('customer accounts', () => {
         async () => (await as(c.session, '/v1/customers/me')).status === 401,
       );
       expect(elapsed).toBeLessThan(1000);
+    });
+
+    it('the instance that ends a session refuses it on the next request, before its own NOTIFY', async () => {
+      const c = await newCustomer();
+      expect((await as(c.session, '/v1/customers/me')).status).toBe(200);
+      // Hold back the notifications this instance listens to: only its own commit can tell it.
+      const state = t.app.get(CredentialsState) as unknown as {
+        listener: { connection: { stream: Socket } };
+      };
+      const stream = state.listener.connection.stream;
+      stream.pause();
+      try {
+        const out = await t.http
+          .post('/v1/customers/logout')
+          .set('authorization', `Bearer ${c.session}`);
+        expect(out.status).toBe(204);
+        expect((await as(c.session, '/v1/customers/me')).status).toBe(401);
+      } finally {
+        stream.resume();
+      }
     });
 
     it('logout kills that session only', async () => {

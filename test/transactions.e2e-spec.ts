@@ -97,4 +97,25 @@ describe('Transactions (the ambient unit of work)', () => {
     expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 0 }]);
     expect(transactions.manager).toBe(dataSource.manager);
   });
+
+  it('afterCommit runs once the outermost unit commits, never on rollback, at once outside one', async () => {
+    const seen: string[] = [];
+    await transactions.run(async () => {
+      transactions.afterCommit(() => seen.push('outer'));
+      await transactions.run(async () => {
+        transactions.afterCommit(() => seen.push('joined'));
+      });
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual(['outer', 'joined']);
+
+    await expect(
+      transactions.run(async () => {
+        transactions.afterCommit(() => seen.push('rolled back'));
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    transactions.afterCommit(() => seen.push('outside'));
+    expect(seen).toEqual(['outer', 'joined', 'outside']);
+  });
 });

@@ -89,7 +89,6 @@ export class SeedOrdersCommand extends AdminCommand<SeedOrdersOptions> {
         days,
         onProgress: (written) => bar?.update(written),
       });
-      bar?.stop();
       const rounded = Math.round(seconds * 100) / 100;
       return {
         json: { tenant_id: tenantId, count, seconds: rounded },

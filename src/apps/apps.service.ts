@@ -1,11 +1,10 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { publishedIssuer } from '../auth/published-issuer.js';
 import { Transactions } from '../common/transactions.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AccessTokenIssuer, type IssuedToken } from '../auth/access-token-issuer.service.js';
-import { publishCredentialsEvent } from '../auth/credentials-events.js';
-import { CredentialsState } from '../auth/credentials-state.service.js';
+import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import { isScope, parseScopeList } from '../auth/scopes.js';
 import { AppError } from '../common/errors/app-error.js';
 import { AppConfig } from '../config/app-config.js';
@@ -43,8 +42,7 @@ export class AppsService {
     private readonly tokens: AccessTokenIssuer,
     private readonly config: AppConfig,
     private readonly events: EventLog,
-    // The HTTP server's credentials cache; absent in the CLI, which caches nothing.
-    @Optional() private readonly credentials?: CredentialsState,
+    private readonly credentials: CredentialsEvents,
   ) {}
 
   /** Joins the caller's transaction when there is one (the demo seed makes several things). */
@@ -197,7 +195,7 @@ export class AppsService {
       );
       const row = rows[0];
       if (!row) throw new AppError('not_found', `token ${tokenId} does not exist`);
-      await publishCredentialsEvent(tx, {
+      await this.credentials.publish(tx, {
         kind: 'token',
         jti: tokenId,
         expiresAt: row.expires_at.getTime(),
@@ -234,7 +232,7 @@ export class AppsService {
    * Locks the app row, applies `update`, announces and audits the change, and writes its
    * event for the app alone to see (CONTRACT 3.9).
    */
-  private async change(
+  private change(
     clientId: string,
     action: string,
     eventType: EventType,
@@ -242,14 +240,13 @@ export class AppsService {
     /** The fields to change; undefined when the app is already as asked. */
     update: (app: App) => Partial<App> | undefined,
   ): Promise<App> {
-    const result = await this.transactions.run(async (tx) => {
-      const current = await this.lock(tx, clientId);
-      const changes = update(current);
-      // Nothing to change: no version, no audit, no event.
-      if (!changes) return { app: current, changed: false };
-      Object.assign(current, changes);
-      const saved = await tx.save(current);
-      await publishCredentialsEvent(tx, { kind: 'app', appId: current.id });
+    return this.transactions.run(async (tx) => {
+      const app = await this.lock(tx, clientId);
+      const changes = update(app);
+      if (!changes) return app; // nothing to change: no version, no audit, no event
+      Object.assign(app, changes);
+      const saved = await tx.save(app);
+      await this.credentials.publish(tx, { kind: 'app', appId: app.id });
       await this.record(saved, action, details);
       await this.events.append(tx, [
         {
@@ -259,12 +256,8 @@ export class AppsService {
           data: { object: toAppView(saved) },
         },
       ]);
-      return { app: saved, changed: true };
+      return saved;
     });
-    // This instance forgets the app now; the others (and this one again) on the NOTIFY,
-    // whose delivery can trail the next request by a few milliseconds.
-    if (result.changed) this.credentials?.apply({ kind: 'app', appId: result.app.id });
-    return result.app;
   }
 
   private async lock(tx: EntityManager, clientId: string): Promise<App> {

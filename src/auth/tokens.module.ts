@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AccessTokenIssuer } from './access-token-issuer.service.js';
+import { CredentialsEvents } from './credentials-events.service.js';
 import { SigningKeys } from './signing-keys.js';
 
-/** Signing and issuing tokens: shared by the token endpoint and the CLI. */
+/** Signing and issuing tokens, announcing credential changes: shared by the API and the CLI. */
 @Module({
   imports: [JwtModule.register({})],
-  providers: [SigningKeys, AccessTokenIssuer],
-  exports: [SigningKeys, AccessTokenIssuer, JwtModule],
+  providers: [SigningKeys, AccessTokenIssuer, CredentialsEvents],
+  exports: [SigningKeys, AccessTokenIssuer, CredentialsEvents, JwtModule],
 })
 export class TokensModule {}

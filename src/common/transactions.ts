@@ -6,6 +6,8 @@ import { DataSource, type EntityManager, QueryRunnerAlreadyReleasedError } from 
 interface Unit {
   manager: EntityManager;
   open: boolean;
+  /** Run once the transaction has committed (`afterCommit`). */
+  committed: Array<() => void>;
 }
 
 /**
@@ -22,11 +24,12 @@ export class Transactions {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Runs `work` in the ambient transaction, or in a new one that it then owns. */
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const current = this.current();
-    if (current) return work(current);
-    return this.dataSource.transaction(async (manager) => {
-      const unit: Unit = { manager, open: true };
+  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const current = this.openUnit();
+    if (current) return work(current.manager);
+    let unit: Unit | undefined;
+    const result = await this.dataSource.transaction(async (manager) => {
+      unit = { manager, open: true, committed: [] };
       try {
         return await this.ambient.run(unit, () => work(manager));
       } finally {
@@ -34,11 +37,24 @@ export class Transactions {
         unit.open = false;
       }
     });
+    for (const effect of unit?.committed ?? []) effect();
+    return result;
+  }
+
+  /**
+   * Runs `effect` once the open unit of work has committed (never if it rolls back), or at
+   * once outside one, where the caller's statement has already committed. For effects in
+   * this process that must follow what the database now holds; `effect` must not throw.
+   */
+  afterCommit(effect: () => void): void {
+    const unit = this.openUnit();
+    if (unit) unit.committed.push(effect);
+    else effect();
   }
 
   /** The open transaction's manager, else the pool's (each statement commits on its own). */
   get manager(): EntityManager {
-    return this.current() ?? this.dataSource.manager;
+    return this.openUnit()?.manager ?? this.dataSource.manager;
   }
 
   /**
@@ -46,10 +62,9 @@ export class Transactions {
    * its end (a sibling of a rejected `Promise.all`, a call not awaited) fails here, loudly:
    * falling back to the pool would commit its writes outside the unit, rolled back or not.
    */
-  private current(): EntityManager | undefined {
+  private openUnit(): Unit | undefined {
     const unit = this.ambient.getStore();
-    if (!unit) return undefined;
-    if (!unit.open) throw new QueryRunnerAlreadyReleasedError();
-    return unit.manager;
+    if (unit && !unit.open) throw new QueryRunnerAlreadyReleasedError();
+    return unit;
   }
 }

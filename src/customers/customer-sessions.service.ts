@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { publishCredentialsEvent } from '../auth/credentials-events.js';
+import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import { CustomersRepository } from './customers.repository.js';
 
 /**
  * Ends a customer's sessions through the revocation path of CONTRACT 3.3: the rows are
- * marked revoked and each is announced with a NOTIFY that PostgreSQL delivers at commit, so
- * every instance refuses those tokens within milliseconds of the change committing.
+ * marked revoked and each is announced (CredentialsEvents): this instance refuses those tokens
+ * once the change commits, the others within milliseconds of it.
  */
 @Injectable()
 export class CustomerSessions {
-  constructor(private readonly customers: CustomersRepository) {}
+  constructor(
+    private readonly customers: CustomersRepository,
+    private readonly credentials: CredentialsEvents,
+  ) {}
 
   /** Every live session of the customer except `keep`; in the caller's transaction. */
   async endAll(
@@ -21,7 +24,7 @@ export class CustomerSessions {
   ): Promise<number> {
     const revoked = await this.customers.revokeSessionsOf(m, tenantId, customerId, keep);
     for (const session of revoked) {
-      await publishCredentialsEvent(m, {
+      await this.credentials.publish(m, {
         kind: 'session',
         id: session.id,
         expiresAt: session.expires_at.getTime(),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AccessTokenIssuer } from '../auth/access-token-issuer.service.js';
-import { publishCredentialsEvent } from '../auth/credentials-events.js';
+import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import type { AppContext, CustomerContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.service.js';
@@ -44,6 +44,7 @@ export class CustomersService implements OnModuleInit {
     private readonly sessions: CustomerSessions,
     private readonly config: AppConfig,
     private readonly events: EventLog,
+    private readonly credentials: CredentialsEvents,
   ) {
     const limits = loginLimits(config);
     this.failuresPerEmail = limits.failuresPerEmail;
@@ -200,7 +201,7 @@ export class CustomersService implements OnModuleInit {
     await this.transactions.run(async (m) => {
       const expiresAt = await this.customers.revokeSession(m, ctx.tenantId, ctx.tokenId);
       if (expiresAt) {
-        await publishCredentialsEvent(m, {
+        await this.credentials.publish(m, {
           kind: 'session',
           id: ctx.tokenId,
           expiresAt: expiresAt.getTime(),
