@@ -25,7 +25,8 @@ import { runMigrations } from './database/run-migrations.js';
 import { publishIssuer } from './auth/published-issuer.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsModule } from './metrics/metrics.module.js';
-import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { serveOpenApi } from './openapi/serve.js';
 
 const BODY_LIMIT = 1024 * 1024;
 /** A token request is a few hundred bytes; a larger one is refused before it is buffered. */
@@ -119,7 +120,7 @@ export async function createHttpApp({
   await runMigrations(app.get(DataSource));
   // The CLI signs private tokens with this issuer, so the server accepts them.
   await publishIssuer(app.get(DataSource).manager, config.publicUrl);
-  serveOpenApi(app, buildOpenApiDocument(app, config.publicUrl));
+  serveOpenApi(app, buildOpenApiDocument(app));
   await app.init();
   await fastify.ready();
   return app;

@@ -252,9 +252,7 @@ describe('customer accounts', () => {
       const c = await newCustomer();
       expect((await as(c.session, '/v1/customers/me')).status).toBe(200);
       // Hold back the notifications this instance listens to: only its own commit can tell it.
-      const state = t.app.get(CredentialsState) as unknown as {
-        listener: { connection: { stream: Socket } };
-      };
+      const state: { listener: { connection: { stream: Socket } } } = t.app.get(CredentialsState);
       const stream = state.listener.connection.stream;
       stream.pause();
       try {

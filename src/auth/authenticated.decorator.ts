@@ -5,9 +5,9 @@ import {
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
+import { ApiGrants } from '../openapi/security.js';
 import { BearerGuard } from './bearer.guard.js';
 import type { Grant } from './grants.js';
 import type { AppContext, CustomerContext, RequestContext } from './request-context.js';
@@ -25,7 +25,7 @@ export function Authenticated(...grants: Grant[]): MethodDecorator & ClassDecora
   return applyDecorators(
     SetMetadata(GRANTS, grants),
     UseGuards(BearerGuard, TokenRateLimitGuard, ScopesGuard),
-    ApiBearerAuth('bearer'),
+    ApiGrants(grants),
     ApiErrors({
       unauthenticated: 'token missing, invalid, expired or revoked',
       scope_denied: `needs ${needs}`,

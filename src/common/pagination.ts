@@ -7,13 +7,13 @@ export const toStrictInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
 
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1 })
   @Transform(toStrictInt)
   @IsInt()
   @Min(1)
   page = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
   @Transform(toStrictInt)
   @IsInt()
   @Min(1)
@@ -22,10 +22,10 @@ export class PageQuery {
 }
 
 export class PageMeta {
-  @ApiProperty() page!: number;
-  @ApiProperty() limit!: number;
-  @ApiProperty() total!: number;
-  @ApiProperty({ description: 'ceil(total / limit)' }) total_pages!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) limit!: number;
+  @ApiProperty({ type: 'integer' }) total!: number;
+  @ApiProperty({ type: 'integer', description: 'ceil(total / limit)' }) total_pages!: number;
 }
 
 /** Where a walk goes on: in both modes of a list that can be walked with cursors. */

@@ -55,7 +55,7 @@ export class ImportsController {
     sendResult(reply, await this.idempotency.run(call, () => this.imports.accept(ctx, dto)));
   }
 
-  @Get(':marketplace/:externalOrderId')
+  @Get(':marketplace/:external_order_id')
   @ApiOperation({
     summary:
       'State of an import: queued, processing, imported (with order_id) or failed (with error)',
@@ -65,7 +65,7 @@ export class ImportsController {
   status(
     @AppCtx() ctx: AppContext,
     @Param('marketplace', validated) marketplace: string,
-    @Param('externalOrderId', validated) externalOrderId: string,
+    @Param('external_order_id', validated) externalOrderId: string,
   ): Promise<ImportStatusDto> {
     return this.imports.status(ctx, marketplace, externalOrderId);
   }

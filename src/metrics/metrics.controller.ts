@@ -1,5 +1,6 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { SCHEMES } from '../openapi/security.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { HttpMetrics } from './http-metrics.js';
 import { MetricsTokenGuard } from './metrics-token.guard.js';
@@ -16,7 +17,9 @@ export class MetricsController {
     summary: 'Prometheus metrics (process, HTTP durations by route and status)',
     description: 'Open unless METRICS_TOKEN is set; then `Authorization: Bearer <METRICS_TOKEN>`.',
   })
-  @ApiBearerAuth('metrics')
+  // The token, or none while METRICS_TOKEN is unset.
+  @ApiSecurity(SCHEMES.metrics)
+  @ApiSecurity({})
   @ApiErrors({ unauthenticated: 'METRICS_TOKEN is set and the bearer token is missing or wrong' })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format' })

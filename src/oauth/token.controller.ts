@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { SCHEMES } from '../openapi/security.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { addressKey } from '../common/http/address-key.js';
@@ -21,6 +29,9 @@ export class TokenController {
       '(client_secret_basic, RFC 6749 2.3.1), never both. Checks in order: grant type, presence ' +
       'of client credentials, client authentication, scope. Rate limited per client and per address.',
   })
+  // Basic, or credentials in the body (the empty requirement).
+  @ApiSecurity(SCHEMES.tokenClient)
+  @ApiSecurity({})
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({

@@ -3,8 +3,8 @@ import type { AppView } from '../app.mapper.js';
 
 /** An app as anyone may see it (admin CLI, its own admin-action events): never its secret. */
 export class AppViewDto implements AppView {
-  @ApiProperty() id!: number;
-  @ApiProperty() tenant_id!: number;
+  @ApiProperty({ type: 'integer' }) id!: number;
+  @ApiProperty({ type: 'integer' }) tenant_id!: number;
   @ApiProperty() name!: string;
   @ApiProperty() client_id!: string;
   @ApiProperty({ type: [String] }) approved_scopes!: string[];

@@ -1,32 +1,94 @@
-/** Every error code of CONTRACT section 1 with its HTTP status. The one place they meet. */
-export const ERROR_STATUS = {
-  invalid_request: 400,
-  unsupported_grant_type: 400,
-  invalid_scope: 400,
-  validation_failed: 400,
-  invalid_ticket: 400,
-  invalid_client: 401,
-  unauthenticated: 401,
-  invalid_credentials: 401,
-  scope_denied: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  request_timeout: 408,
-  email_taken: 409,
-  idempotency_key_in_use: 409,
-  invalid_transition: 409,
-  cursor_expired: 410,
-  payload_too_large: 413,
-  uri_too_long: 414,
-  unsupported_media_type: 415,
-  expectation_failed: 417,
-  idempotency_key_reused: 422,
-  unknown_product: 422,
-  unknown_customer: 422,
-  rate_limited: 429,
-  headers_too_large: 431,
-  internal_error: 500,
-  unavailable: 503,
-} as const;
+/**
+ * Every error code with its HTTP status and when it is sent: CONTRACT section 1, plus the
+ * codes of the HTTP layer's own refusals (408, 414, 417, 431). The one place they meet; the
+ * README's error table and the OpenAPI enum are generated from it.
+ */
+export const ERRORS = {
+  invalid_request: {
+    status: 400,
+    when: 'malformed JSON or URL; token endpoint: `grant_type`, `client_id`, `client_secret` or `scope` missing or repeated, or client credentials sent both in the body and in a Basic header',
+  },
+  unsupported_grant_type: { status: 400, when: '`grant_type` is not `client_credentials`' },
+  invalid_scope: { status: 400, when: "a requested scope is not in the app's approved scopes" },
+  validation_failed: {
+    status: 400,
+    when: 'body, query or path parameter fails validation (wrong type, out of bounds, unknown enum value, unknown property); `details` names each field',
+  },
+  invalid_ticket: {
+    status: 400,
+    when: 'an email-verification or password-reset token that is unknown, used, expired, superseded or of another tenant',
+  },
+  invalid_client: {
+    status: 401,
+    when: 'unknown `client_id`, wrong secret or inactive app (`WWW-Authenticate: Basic realm="oauth"` when Basic was used)',
+  },
+  unauthenticated: {
+    status: 401,
+    when: 'bearer token missing, malformed, badly signed, expired, revoked or no longer valid (`WWW-Authenticate: Bearer`); tokens in the query string are never accepted',
+  },
+  invalid_credentials: {
+    status: 401,
+    when: 'customer login with an unknown email or a wrong password (the same answer for both)',
+  },
+  scope_denied: {
+    status: 403,
+    when: 'a valid token without the scope, or the wrong kind of token (a customer session on an app route or the reverse); `WWW-Authenticate: Bearer error="insufficient_scope"`',
+  },
+  not_found: {
+    status: 404,
+    when: 'unknown route, or a resource that does not exist or belongs to another tenant or customer (never 403 for these)',
+  },
+  request_timeout: { status: 408, when: 'the request did not arrive in time' },
+  email_taken: { status: 409, when: 'register with an email already registered in this tenant' },
+  idempotency_key_in_use: {
+    status: 409,
+    when: 'a request with the same Idempotency-Key is still being processed',
+  },
+  invalid_transition: {
+    status: 409,
+    when: 'order status change not allowed from the current status',
+  },
+  cursor_expired: { status: 410, when: 'an events cursor older than the retention' },
+  payload_too_large: {
+    status: 413,
+    when: 'body over 1 MiB (4 KiB on the token endpoint)',
+  },
+  uri_too_long: { status: 414, when: 'the URL or one of its path segments is too long' },
+  unsupported_media_type: {
+    status: 415,
+    when: 'a body that is not JSON (the token endpoint also takes form-urlencoded)',
+  },
+  expectation_failed: { status: 417, when: 'an `Expect` header other than `100-continue`' },
+  idempotency_key_reused: {
+    status: 422,
+    when: 'Idempotency-Key reused with a different request body',
+  },
+  unknown_product: {
+    status: 422,
+    when: "an order line names a product that is not in this tenant's active catalog (`details` lists them)",
+  },
+  unknown_customer: {
+    status: 422,
+    when: '`customer.id` is given but is not a customer of this tenant',
+  },
+  rate_limited: {
+    status: 429,
+    when: 'a limit is exceeded; `Retry-After` seconds, plus `RateLimit-Policy` and `RateLimit`',
+  },
+  headers_too_large: { status: 431, when: 'the request headers are too large' },
+  internal_error: {
+    status: 500,
+    when: 'anything unexpected; the body carries `request_id`, the log carries the cause',
+  },
+  unavailable: {
+    status: 503,
+    when: 'the database is unreachable, or the instance is shutting down',
+  },
+} as const satisfies Record<string, { status: number; when: string }>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Code → HTTP status. */
+export const ERROR_STATUS = Object.fromEntries(
+  Object.entries(ERRORS).map(([code, { status }]) => [code, status]),
+) as { [C in ErrorCode]: (typeof ERRORS)[C]['status'] };

@@ -25,7 +25,6 @@ const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
   401: 'unauthenticated',
   403: 'scope_denied',
   404: 'not_found',
-  405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',

@@ -63,7 +63,7 @@ describe('validated (the per-parameter ValidationPipe)', () => {
         >;
         const types = (Reflect.getMetadata('design:paramtypes', proto, method) ?? []) as unknown[];
         for (const [key, arg] of Object.entries(args)) {
-          const type = Number(key.split(':')[0]);
+          const type = Number(key.split(':')[0]) as RouteParamtypes;
           if (!CLIENT_INPUT.has(type)) continue;
           checked += 1;
           const name = `${controller.name}.${method} #${arg.index}`;

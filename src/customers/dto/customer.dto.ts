@@ -41,7 +41,7 @@ export class LoginDto {
 }
 
 export class CustomerDto {
-  @ApiProperty() id!: number;
+  @ApiProperty({ type: 'integer' }) id!: number;
   @ApiProperty() name!: string;
   @ApiProperty() email!: string;
   @ApiProperty({ type: String, nullable: true }) phone!: string | null;
@@ -58,7 +58,8 @@ export class LoginResponseDto {
   })
   token!: string;
   @ApiProperty({ enum: ['Bearer'] }) token_type!: 'Bearer';
-  @ApiProperty({ description: 'Seconds until the session token expires' }) expires_in!: number;
+  @ApiProperty({ type: 'integer', description: 'Seconds until the session token expires' })
+  expires_in!: number;
   @ApiProperty({
     description: 'Granted: customer:read and/or order:read, as far as the app token held them',
   })

@@ -25,7 +25,7 @@ export class TicketDto {
   })
   token!: string;
   @ApiProperty({ format: 'date-time' }) expires_at!: string;
-  @ApiProperty() customer_id!: number;
+  @ApiProperty({ type: 'integer' }) customer_id!: number;
 }
 
 export class VerifyEmailDto {

@@ -15,7 +15,7 @@ export class FeedQuery {
   @IsString()
   after?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 100 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 100 })
   @Transform(toStrictInt)
   @IsInt()
   @Min(1)

@@ -13,7 +13,7 @@ export class ImportItemInput {
   @Chars(1, 200)
   name!: string;
 
-  @ApiProperty({ minimum: 1, maximum: 10000 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000 })
   @IsInt()
   @Min(1)
   @Max(10000)
@@ -27,7 +27,10 @@ export class ImportItemInput {
   @IsMoneyAmount()
   total!: number;
 
-  @ApiPropertyOptional({ description: 'Informational; the line is linked to the catalog by sku' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Informational; the line is linked to the catalog by sku',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -70,9 +73,9 @@ export class ImportStatusDto {
   @ApiProperty({ enum: IMPORT_STATUSES }) status!: ImportStatus;
   @ApiProperty() marketplace!: string;
   @ApiProperty() external_order_id!: string;
-  @ApiProperty({ type: Number, nullable: true, description: 'The created order once imported' })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The created order once imported' })
   order_id!: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'Why the last attempt failed' })
   error!: string | null;
-  @ApiProperty({ description: 'Processing attempts so far' }) attempts!: number;
+  @ApiProperty({ type: 'integer', description: 'Processing attempts so far' }) attempts!: number;
 }

@@ -26,7 +26,7 @@ export class TokenResponseDto {
   @ApiProperty({ enum: ['Bearer'] })
   token_type!: 'Bearer';
 
-  @ApiProperty({ description: 'Lifetime in seconds', example: 3600 })
+  @ApiProperty({ type: 'integer', description: 'Lifetime in seconds', example: 3600 })
   expires_in!: number;
 
   @ApiProperty({

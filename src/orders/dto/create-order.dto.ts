@@ -4,6 +4,7 @@ import { Chars, NestedArray, NestedObject } from '../../common/validation.js';
 
 export class OrderCustomerInput {
   @ApiPropertyOptional({
+    type: 'integer',
     description:
       'Links the order to this registered customer of the tenant (else 422 unknown_customer)',
   })
@@ -57,13 +58,13 @@ export class ShippingAddressInput {
 }
 
 export class OrderItemInput {
-  @ApiProperty({ minimum: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1 })
   @IsInt()
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   product_id!: number;
 
-  @ApiProperty({ minimum: 1, maximum: 10000 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000 })
   @IsInt()
   @Min(1)
   @Max(10000)

@@ -4,7 +4,7 @@ import { ORDER_STATUSES, type OrderStatus } from '../order-status.js';
 
 export class OrderCustomerDto {
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
     description: 'The linked registered customer, or null',
   })
@@ -24,12 +24,12 @@ export class ShippingAddressDto {
 
 export class OrderItemDto {
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
     description: 'Null for an imported line whose sku is not in the catalog',
   })
   product_id!: number | null;
-  @ApiProperty() quantity!: number;
+  @ApiProperty({ type: 'integer' }) quantity!: number;
   @ApiProperty() sku!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ example: 19.99 }) unit_price!: number;
@@ -37,7 +37,7 @@ export class OrderItemDto {
 }
 
 export class OrderDto {
-  @ApiProperty() id!: number;
+  @ApiProperty({ type: 'integer' }) id!: number;
   @ApiProperty({ enum: ORDER_STATUSES }) status!: OrderStatus;
   @ApiProperty({ description: 'Sum of the line totals, exact, at most 2 decimals', example: 59.97 })
   total!: number;
@@ -58,7 +58,7 @@ export class OrderPageDto {
   @ApiProperty({
     description:
       'Without `cursor` (page mode): `page`, `limit`, exact `total`, `total_pages`, `next_cursor`, `has_more`. With `cursor`: `limit`, `next_cursor`, `has_more` (no count, so every page costs the same).',
-    oneOf: [{ $ref: getSchemaPath(PageWithCursorMeta) }, { $ref: getSchemaPath(CursorMeta) }],
+    anyOf: [{ $ref: getSchemaPath(PageWithCursorMeta) }, { $ref: getSchemaPath(CursorMeta) }],
   })
   meta!: PageWithCursorMeta | CursorMeta;
 }

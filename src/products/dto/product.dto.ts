@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { PageMeta } from '../../common/pagination.js';
 
 export class ProductDto {
-  @ApiProperty() id!: number;
+  @ApiProperty({ type: 'integer' }) id!: number;
   @ApiProperty() sku!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'In the tenant currency, at most 2 decimals', example: 19.99 })

@@ -75,7 +75,7 @@ export class UpdateWebhookEndpointDto {
 }
 
 export class WebhookEndpointDto {
-  @ApiProperty() id!: number;
+  @ApiProperty({ type: 'integer' }) id!: number;
   @ApiProperty() url!: string;
   @ApiProperty({ type: String, nullable: true }) description!: string | null;
   @ApiProperty({ enum: EVENT_TYPES, isArray: true }) event_types!: EventType[];
@@ -105,12 +105,12 @@ export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 export class WebhookDeliveryDto {
-  @ApiProperty() id!: number;
+  @ApiProperty({ type: 'integer' }) id!: number;
   @ApiProperty({ description: 'Also the `webhook-id` header of every attempt' }) event_id!: string;
   @ApiProperty({ enum: EVENT_TYPES }) event_type!: EventType;
-  @ApiProperty({ description: 'Attempts made so far' }) attempts!: number;
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far' }) attempts!: number;
   @ApiProperty({ enum: DELIVERY_STATES }) state!: DeliveryState;
-  @ApiProperty({ type: Number, nullable: true }) last_status_code!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) last_status_code!: number | null;
   @ApiProperty({ type: String, nullable: true }) last_error!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   last_attempt_at!: string | null;
