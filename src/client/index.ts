@@ -1,0 +1,75 @@
+import createClient, { type Client } from 'openapi-fetch';
+import { type AppCredentials, AppTokenSource } from './app-token-source.js';
+import { type RequestFetch, type RetryOptions, retryingFetch } from './retrying-fetch.js';
+import type { paths } from './schema.js';
+
+export type { components, operations, paths } from './schema.js';
+export type { AppScope } from './app-scopes.js';
+export { type AppCredentials, TokenRequestError } from './app-token-source.js';
+export type { RetryOptions } from './retrying-fetch.js';
+
+export type StorefrontClient = Client<paths>;
+
+export interface StorefrontClients {
+  /** Calls with the app's token. */
+  app: StorefrontClient;
+  /** Calls with a customer session token. */
+  asCustomer: (sessionToken: string) => StorefrontClient;
+  /** The app's cached token (`tokens.token()` for a raw call). */
+  tokens: AppTokenSource;
+}
+
+export interface StorefrontClientOptions extends AppCredentials {
+  /** Where the service runs, e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  retry?: RetryOptions;
+  /** Defaults to the global fetch. */
+  fetch?: RequestFetch;
+}
+
+/**
+ * A typed client of the API for an app: every path, parameter and body is checked against
+ * the OpenAPI document at compile time. It fetches and caches the app's token (a refused
+ * token is replaced once), and waits out `Retry-After` on 429 and, where repeating is safe,
+ * on 503.
+ *
+ * `client.app` calls app routes; `client.asCustomer(session)` calls the customer routes with
+ * a session token from `POST /v1/customers/login`.
+ */
+export function createStorefrontClient(options: StorefrontClientOptions): StorefrontClients {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const network: RequestFetch = options.fetch ?? ((request) => fetch(request));
+  const send = retryingFetch(network, options.retry);
+  const tokens = new AppTokenSource(`${baseUrl}/builders/oauth/token`, options, send);
+
+  const withAppToken: RequestFetch = async (request) => {
+    for (let attempt = 0; ; attempt++) {
+      const token = await tokens.token();
+      const authorized = new Request(request.clone(), {
+        headers: withBearer(request.headers, token),
+      });
+      const response = await send(authorized);
+      // Revoked or rotated since it was cached: one retry with a new token.
+      if (response.status !== 401 || attempt > 0) return response;
+      tokens.invalidate(token);
+      await response.body?.cancel();
+    }
+  };
+
+  return {
+    app: createClient<paths>({ baseUrl, fetch: withAppToken }),
+    asCustomer: (sessionToken) =>
+      createClient<paths>({
+        baseUrl,
+        fetch: (request) =>
+          send(new Request(request, { headers: withBearer(request.headers, sessionToken) })),
+      }),
+    tokens,
+  };
+}
+
+function withBearer(headers: Headers, token: string): Headers {
+  const copy = new Headers(headers);
+  copy.set('authorization', `Bearer ${token}`);
+  return copy;
+}
