@@ -35,6 +35,37 @@ describe('OpenAPI document', () => {
     await expectCommitted(CLIENT_SCHEMA_PATH, await clientSchemaSource(document));
   });
 
+  it('reads as integrators’ tools need: described, secured, typed', () => {
+    type Operation = { description?: string; security?: unknown[]; tags?: string[] };
+    const doc = document as {
+      paths: Record<string, Record<string, Operation>>;
+      tags: Array<{ name: string; description?: string }>;
+      servers: Array<{ url: string }>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ name: `${method} ${path}`, op })),
+    );
+    expect(operations.filter(({ op }) => !op.description).map((o) => o.name)).toEqual([]);
+    expect(operations.filter(({ op }) => !op.security).map((o) => o.name)).toEqual([]);
+    const described = new Set(doc.tags.filter((tag) => tag.description).map((tag) => tag.name));
+    expect(
+      operations.flatMap(({ op }) => op.tags ?? []).filter((tag) => !described.has(tag)),
+    ).toEqual([]);
+    expect(doc.servers).toEqual([{ url: '/', description: 'This server' }]);
+    // Decimal amounts are the only non-integer numbers; ids, counts, pages are integers.
+    const numbers: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (!node || typeof node !== 'object') return;
+      const schema = node as { type?: string; $ref?: string };
+      if (schema.type === 'number') numbers.push(path.split('/').pop()!);
+      if (schema.type === 'object' && path.endsWith('/Object')) numbers.push(path);
+      for (const [key, value] of Object.entries(node)) walk(value, `${path}/${key}`);
+    };
+    walk(document, '#');
+    expect(new Set(numbers)).toEqual(new Set(['price', 'unit_price', 'total']));
+    expect(JSON.stringify(document)).not.toContain('#/components/schemas/Object');
+  });
+
   it('serves the interactive reference at /docs', async () => {
     const res = await t.http.get('/docs');
     expect(res.status).toBe(200);

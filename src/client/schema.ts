@@ -17,7 +17,7 @@ export interface paths {
     put?: never;
     /**
      * Get an access token (OAuth 2.0 client_credentials)
-     * @description Client authentication in the body (client_secret_post) or an `Authorization: Basic` header (client_secret_basic, RFC 6749 2.3.1), never both. Checks in order: grant type, presence of client credentials, client authentication, scope. Rate limited per client and per address.
+     * @description Client authentication in the body (client_secret_post) or an `Authorization: Basic` header (client_secret_basic, RFC 6749 2.3.1), never both. Checks in order: grant type, presence of client credentials, client authentication, scope. Rate limited per client and per address. The access token is a JWT valid `expires_in` seconds (3600 by default) for the requested scopes.
      */
     post: operations['TokenController_token'];
     delete?: never;
@@ -33,7 +33,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Public keys that verify access tokens (JWK Set) */
+    /**
+     * Public keys that verify access tokens (JWK Set)
+     * @description The ES256 (P-256) keys, by `kid`, that verify app tokens and customer session tokens: the signing key and any earlier one still accepted. Cacheable for 5 minutes. Public: no token.
+     */
     get: operations['WellKnownController_jwks'];
     put?: never;
     post?: never;
@@ -50,7 +53,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Authorization server metadata (RFC 8414) */
+    /**
+     * Authorization server metadata (RFC 8414)
+     * @description The `issuer` (PUBLIC_URL), token endpoint, JWKS URI, the client_credentials grant, the client authentication methods and every scope. Cacheable for 5 minutes. Public: no token.
+     */
     get: operations['WellKnownController_metadata'];
     put?: never;
     post?: never;
@@ -67,7 +73,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness: the process serves requests */
+    /**
+     * Liveness: the process serves requests
+     * @description Always `{"status": "ok"}` while the process answers; it checks no dependency, so a failure means restart the process. Public: no token.
+     */
     get: operations['HealthController_live'];
     put?: never;
     post?: never;
@@ -84,7 +93,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: the database answers within 1 s */
+    /**
+     * Readiness: the database answers within 1 s
+     * @description Pings the database with a 1-second timeout: 200 when it answers, else 503 `unavailable` with `Retry-After: 5` (take the instance out of rotation). Public: no token.
+     */
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;
@@ -101,7 +113,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the tenant's catalog, by id */
+    /**
+     * List the tenant's catalog, by id
+     * @description Every product of the tenant, inactive ones included (see `active`), in ascending `id` order, by `page` and `limit` with an exact `meta.total`; prices are in the tenant currency. Needs an app token with `products:read`.
+     */
     get: operations['ProductsController_list'];
     put?: never;
     post?: never;
@@ -118,7 +133,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read one product */
+    /**
+     * Read one product
+     * @description A product of the tenant’s catalog, active or not; a product of another tenant is 404. Needs an app token with `products:read`.
+     */
     get: operations['ProductsController_get'];
     put?: never;
     post?: never;
@@ -137,7 +155,9 @@ export interface paths {
     };
     /**
      * List orders, filtered and sorted, by page or by cursor (a customer session sees only the customer's own)
-     * @description Filters combine with AND. Times are RFC 3339 with at most 6 fractional digits; `*_after` is inclusive, `*_before` exclusive. `status` takes several values, comma-separated.
+     * @description An app token with `orders:read` sees every order of the tenant; a customer session with `order:read` sees only its customer’s orders, as `GET /v1/customers/me/orders` does.
+     *
+     *     Filters combine with AND. Times are RFC 3339 with at most 6 fractional digits; `*_after` is inclusive, `*_before` exclusive. `status` takes several values, comma-separated.
      *
      *     **Page mode** (no `cursor`): `meta` = `{page, limit, total, total_pages, next_cursor, has_more}`, `total` exact over the same filtered set. Its `next_cursor` starts a walk.
      *
@@ -154,7 +174,10 @@ export interface paths {
      */
     get: operations['OrdersController_list'];
     put?: never;
-    /** Create an order; prices come from the catalog, status starts pending */
+    /**
+     * Create an order; prices come from the catalog, status starts pending
+     * @description Unit prices come from the tenant’s active catalog at this moment, totals are exact, `currency` is the tenant’s; `customer.id` links that registered customer, else a customer whose verified email matches is linked, and an `order.created` event is recorded. With an `Idempotency-Key`, a repeat with the same body replays the first 201 (`Idempotent-Replayed: true`) and creates nothing. Needs an app token with `orders:write`.
+     */
     post: operations['OrdersController_create'];
     delete?: never;
     options?: never;
@@ -169,7 +192,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read one order */
+    /**
+     * Read one order
+     * @description An app token with `orders:read` reads any order of the tenant; a customer session with `order:read` reads only its customer’s orders. Any other order answers 404 `not_found`, like an unknown id.
+     */
     get: operations['OrdersController_get'];
     put?: never;
     post?: never;
@@ -186,7 +212,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The order's timeline: its events, oldest first */
+    /**
+     * The order's timeline: its events, oldest first
+     * @description The `order.created` and `order.status_changed` events of the order, in the shapes of `GET /v1/events`; events past the retention (`EVENT_RETENTION_DAYS`, 30 by default) are gone. Needs an app token with `orders:read`.
+     */
     get: operations['OrdersController_timeline'];
     put?: never;
     post?: never;
@@ -205,7 +234,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Change the status along the order process */
+    /**
+     * Change the status along the order process
+     * @description Allowed: pending → paid | cancelled, paid → preparing | refunded, preparing → shipped | refunded, shipped → refunded; anything else, a repeat of the same change included, is 409 `invalid_transition`. Concurrent changes are serialised (none is lost); each moves `updated_at` and records an `order.status_changed` event. Needs an app token with `orders:write`.
+     */
     post: operations['OrdersController_changeStatus'];
     delete?: never;
     options?: never;
@@ -222,7 +254,7 @@ export interface paths {
     };
     /**
      * The change feed: every committed event of the tenant once, in commit order
-     * @description Follow `next_cursor` (as `after`) to see every event exactly once, including events of transactions that committed after a later one: an event is served once every transaction that could precede it has ended. Events of one transaction stay together. Admin-action events of an app are visible to that app only.
+     * @description Follow `next_cursor` (as `after`) to see every event exactly once, including events of transactions that committed after a later one: an event is served once every transaction that could precede it has ended. Events of one transaction stay together. Admin-action events of an app are visible to that app only. Needs an app token with `events:read`.
      */
     get: operations['EventsController_feed'];
     put?: never;
@@ -240,12 +272,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The app's webhook endpoints (never their secrets) */
+    /**
+     * The app's webhook endpoints (never their secrets)
+     * @description Every endpoint the calling app created (at most 20), in ascending `id` order, without paging; other apps’ endpoints are not shown. Needs an app token with `webhooks:read`.
+     */
     get: operations['WebhookEndpointsController_list'];
     put?: never;
     /**
      * Create a webhook endpoint; its signing secret is shown only in this answer
-     * @description Each delivery is a `POST` of one event (the schemas `*Event`, as in `GET /v1/events`) with the Standard Webhooks headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part of the secret after `whsec_`; two signatures, space-separated, during a rotation). Success is a 2xx within 10 s; otherwise retried per WEBHOOK_RETRY_SCHEDULE with the same `webhook-id`. Redirects are not followed.
+     * @description Each delivery is a `POST` of one event (the schemas `*Event`, as in `GET /v1/events`) with the Standard Webhooks headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part of the secret after `whsec_`; two signatures, space-separated, during a rotation). Success is a 2xx within 10 s; otherwise retried per WEBHOOK_RETRY_SCHEDULE with the same `webhook-id`. Redirects are not followed. An event type is delivered only while the app’s approved scopes entitle it: `orders:read` or `events:read` for `order.*`, `marketplace:import` or `events:read` for `marketplace_import.failed`, `customer:auth`, `customer:manage` or `events:read` for `customer.created`; the app’s own events need none. At most 20 endpoints per app. Needs an app token with `webhooks:write`.
      */
     post: operations['WebhookEndpointsController_create'];
     delete?: never;
@@ -261,15 +296,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One webhook endpoint (never its secret) */
+    /**
+     * One webhook endpoint (never its secret)
+     * @description An endpoint the calling app created; another app’s endpoint is 404. Needs an app token with `webhooks:read`.
+     */
     get: operations['WebhookEndpointsController_get'];
     put?: never;
     post?: never;
-    /** Delete the endpoint and its delivery log */
+    /**
+     * Delete the endpoint and its delivery log
+     * @description Removes an endpoint of the calling app for good, with its deliveries; nothing more is sent to it. Needs an app token with `webhooks:write`.
+     */
     delete: operations['WebhookEndpointsController_remove'];
     options?: never;
     head?: never;
-    /** Change the url, the event types, or pause/resume (active) */
+    /**
+     * Change the url, the event types, or pause/resume (active)
+     * @description Changes only the fields sent (`url` is checked as on creation; `description: null` clears it); `active: true` or a new `url` also clears the failure streak. While paused, new events make no deliveries to the endpoint (not even after resuming) and pending ones end `failed` at their next attempt. Needs an app token with `webhooks:write`.
+     */
     patch: operations['WebhookEndpointsController_update'];
     trace?: never;
   };
@@ -284,7 +328,7 @@ export interface paths {
     put?: never;
     /**
      * A new signing secret; the old one keeps signing beside it for 24 hours
-     * @description During the overlap every delivery carries two signatures in `webhook-signature`, one per secret, so receivers can switch at their pace.
+     * @description During the overlap every delivery carries two signatures in `webhook-signature`, one per secret, so receivers can switch at their pace. The answer is the endpoint with the new `secret`, shown only here. Needs an app token with `webhooks:write`.
      */
     post: operations['WebhookEndpointsController_rotateSecret'];
     delete?: never;
@@ -300,7 +344,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The endpoint's delivery log, newest first */
+    /**
+     * The endpoint's delivery log, newest first
+     * @description One delivery per event sent to the endpoint, by `page` and `limit` with an exact `meta.total`: its state, attempts, last status code or error, and next attempt. Deliveries go with their events after the retention. Needs an app token with `webhooks:read`.
+     */
     get: operations['WebhookEndpointsController_deliveries'];
     put?: never;
     post?: never;
@@ -319,7 +366,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send the delivery again (same `webhook-id`), now and with the retry schedule after */
+    /**
+     * Send the delivery again (same `webhook-id`), now and with the retry schedule after
+     * @description Puts the delivery, whatever its state, back to `pending` and due now. Its attempt count goes on, so retries use only what is left of WEBHOOK_RETRY_SCHEDULE (a delivery that used it up gets this one attempt), and an inactive endpoint fails it without sending. Needs an app token with `webhooks:write`.
+     */
     post: operations['WebhookEndpointsController_redeliver'];
     delete?: never;
     options?: never;
@@ -336,7 +386,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Register a customer of the app’s tenant */
+    /**
+     * Register a customer of the app’s tenant
+     * @description Creates the customer with `email_verified: false` and records a `customer.created` event; the email is unique per tenant in any case, and the password is hashed with argon2id and never returned. Needs an app token with `customer:auth`.
+     */
     post: operations['CustomersController_register'];
     delete?: never;
     options?: never;
@@ -353,7 +406,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Open a customer session; the token is a Bearer token for the customer endpoints */
+    /**
+     * Open a customer session; the token is a Bearer token for the customer endpoints
+     * @description Returns a session token valid `expires_in` seconds (`CUSTOMER_SESSION_TTL`, 24 h by default) and the customer; the session carries `customer:read` and `order:read` only as far as the calling app token holds them. Unknown email and wrong password get the same 401, and failed logins are limited per email and per `X-Customer-IP`. Needs an app token with `customer:auth`.
+     */
     post: operations['CustomersController_login'];
     delete?: never;
     options?: never;
@@ -372,7 +428,7 @@ export interface paths {
     put?: never;
     /**
      * Make an email-verification or password-reset token for the app to deliver
-     * @description The app sends the token to the customer in its own email (a link to its storefront), as with Auth0's tickets. Single use, `CUSTOMER_TICKET_TTL` (24 h); a new ticket of a type supersedes the older ones for the customer. The service stores only a hash.
+     * @description The app sends the token to the customer in its own email (a link to its storefront), as with Auth0's tickets. Single use, `CUSTOMER_TICKET_TTL` (24 h); a new ticket of a type supersedes the older ones for the customer. The service stores only a hash. Needs an app token with `customer:manage`.
      */
     post: operations['CustomersController_createTicket'];
     delete?: never;
@@ -392,7 +448,7 @@ export interface paths {
     put?: never;
     /**
      * Prove the email with an email_verification token
-     * @description Marks the email verified and, in the same transaction, links the tenant’s orders placed with that email and no customer (guest orders and imports, earlier ones too).
+     * @description Marks the email verified and, in the same transaction, links the tenant’s orders placed with that email and no customer (guest orders and imports, earlier ones too). The token is used up. Needs an app token with `customer:auth`.
      */
     post: operations['CustomersController_verifyEmail'];
     delete?: never;
@@ -412,7 +468,7 @@ export interface paths {
     put?: never;
     /**
      * Set a new password with a password_reset token
-     * @description The registration policy applies. Every session of the customer ends at once, on every instance, and the failed-login count of the email is cleared.
+     * @description The registration policy applies. Every session of the customer ends at once, on every instance, and the failed-login count of the email is cleared. The token is used up. Needs an app token with `customer:auth`.
      */
     post: operations['CustomersController_resetPassword'];
     delete?: never;
@@ -432,7 +488,7 @@ export interface paths {
     put?: never;
     /**
      * Change the password; every other session of the customer ends
-     * @description A wrong `current_password` counts as a failed login for the email.
+     * @description Sets `new_password` (the registration policy applies) once `current_password` is checked; this session stays valid. A wrong `current_password` is 400 `validation_failed` and counts as a failed login for the email. Needs a customer session with `customer:read`.
      */
     post: operations['CustomersController_changePassword'];
     delete?: never;
@@ -450,7 +506,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** End every session of the customer, this one included */
+    /**
+     * End every session of the customer, this one included
+     * @description Every session token of the customer answers 401 `unauthenticated` from now on, on every instance; the password is unchanged. Needs a customer session with `customer:read`.
+     */
     post: operations['CustomersController_logoutAll'];
     delete?: never;
     options?: never;
@@ -465,7 +524,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The logged-in customer */
+    /**
+     * The logged-in customer
+     * @description Returns the customer of the session token, with `email_verified`. Needs a customer session with `customer:read`.
+     */
     get: operations['CustomersController_me'];
     put?: never;
     post?: never;
@@ -484,7 +546,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** End this session: its token answers 401 from now on, on every instance */
+    /**
+     * End this session: its token answers 401 from now on, on every instance
+     * @description Revokes only the calling session token; the customer's other sessions stay valid (`POST /v1/customers/logout-all` ends them all). Needs a customer session with `customer:read`.
+     */
     post: operations['CustomersController_logout'];
     delete?: never;
     options?: never;
@@ -501,7 +566,9 @@ export interface paths {
     };
     /**
      * The customer's own orders (same query and shape as GET /v1/orders)
-     * @description Filters combine with AND. Times are RFC 3339 with at most 6 fractional digits; `*_after` is inclusive, `*_before` exclusive. `status` takes several values, comma-separated.
+     * @description Needs a customer session with `order:read`. Lists only the orders linked to the session’s customer (by `customer.id`, or by email once the email is verified).
+     *
+     *     Filters combine with AND. Times are RFC 3339 with at most 6 fractional digits; `*_after` is inclusive, `*_before` exclusive. `status` takes several values, comma-separated.
      *
      *     **Page mode** (no `cursor`): `meta` = `{page, limit, total, total_pages, next_cursor, has_more}`, `total` exact over the same filtered set. Its `next_cursor` starts a walk.
      *
@@ -532,7 +599,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One of the customer's own orders */
+    /**
+     * One of the customer's own orders
+     * @description The order in the shape of `GET /v1/orders/{id}`, if it is linked to the session’s customer; another customer's order, or an unknown id, is 404 `not_found`. Needs a customer session with `order:read`.
+     */
     get: operations['CustomersController_myOrder'];
     put?: never;
     post?: never;
@@ -553,7 +623,7 @@ export interface paths {
     put?: never;
     /**
      * Queue an order from a marketplace
-     * @description Validated at once; a background worker creates the order. The same (marketplace, external_order_id) again answers 200 with its current state and never creates a second order.
+     * @description Validated at once; a background worker creates the order. The same (marketplace, external_order_id) again answers 200 with its current state and never creates a second order. Needs an app token with `marketplace:import`.
      */
     post: operations['ImportsController_accept'];
     delete?: never;
@@ -569,7 +639,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** State of an import: queued, processing, imported (with order_id) or failed (with error) */
+    /**
+     * State of an import: queued, processing, imported (with order_id) or failed (with error)
+     * @description The import of this (marketplace, external_order_id) in the tenant, whichever app queued it: its status, the created order’s id once imported, the last failure reason and the attempts so far. Needs an app token with `marketplace:import`.
+     */
     get: operations['ImportsController_status'];
     put?: never;
     post?: never;
@@ -604,11 +677,20 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     TokenRequestDto: {
-      /** @enum {string} */
+      /**
+       * @example client_credentials
+       * @enum {string}
+       */
       grant_type: 'client_credentials';
-      /** @description Required unless sent in an Authorization: Basic header */
+      /**
+       * @description Required unless sent in an Authorization: Basic header
+       * @example app_X3qZ6YTWil-WETcK
+       */
       client_id?: string;
-      /** @description Required unless sent in an Authorization: Basic header */
+      /**
+       * @description Required unless sent in an Authorization: Basic header
+       * @example cs_Vq3xN8bKp2LmR7tY0aZc5eWf1gHj4kDs9uQiOyXnTbE
+       */
       client_secret?: string;
       /**
        * @description Space-separated, each approved for the app: orders:read, orders:write, marketplace:import, products:read, customer:auth, customer:manage, customer:read, order:read, events:read, webhooks:read, webhooks:write
@@ -617,9 +699,15 @@ export interface components {
       scope: string;
     };
     TokenResponseDto: {
-      /** @description A JWT (ES256, `typ: at+jwt`) */
+      /**
+       * @description A JWT (ES256, `typ: at+jwt`)
+       * @example eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6IjNxVjdyUWJ4In0.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAi…
+       */
       access_token: string;
-      /** @enum {string} */
+      /**
+       * @example Bearer
+       * @enum {string}
+       */
       token_type: 'Bearer';
       /**
        * @description Lifetime in seconds
@@ -673,12 +761,18 @@ export interface components {
       /** @example items[0].quantity must not be less than 1 */
       error_description: string;
       details?: components['schemas']['ErrorDetailDto'][];
-      /** @description Only on 500 internal_error */
+      /**
+       * @description Only on 500 internal_error
+       * @example 9ab83642-4ec7-4399-a34d-5056e4e44b1d
+       */
       request_id?: string;
     };
     ProductDto: {
+      /** @example 1 */
       id: number;
+      /** @example TSHIRT-BLK-M */
       sku: string;
+      /** @example T-shirt, black, M */
       name: string;
       /**
        * @description In the tenant currency, at most 2 decimals
@@ -687,14 +781,23 @@ export interface components {
       price: number;
       /** @example USD */
       currency: string;
-      /** @description Inactive products cannot be ordered */
+      /**
+       * @description Inactive products cannot be ordered
+       * @example true
+       */
       active: boolean;
     };
     PageMeta: {
+      /** @example 1 */
       page: number;
+      /** @example 20 */
       limit: number;
+      /** @example 137 */
       total: number;
-      /** @description ceil(total / limit) */
+      /**
+       * @description ceil(total / limit)
+       * @example 7
+       */
       total_pages: number;
     };
     ProductPageDto: {
@@ -702,25 +805,38 @@ export interface components {
       meta: components['schemas']['PageMeta'];
     };
     OrderCustomerInput: {
-      /** @description Links the order to this registered customer of the tenant (else 422 unknown_customer) */
+      /**
+       * @description Links the order to this registered customer of the tenant (else 422 unknown_customer)
+       * @example 17
+       */
       id?: number;
+      /** @example Ada Lovelace */
       name: string;
       /**
        * Format: email
        * @description Without `id`, a registered customer with this email (any case) is linked
+       * @example ada@example.com
        */
       email: string;
+      /** @example +1 555 0100 */
       phone?: string;
     };
     ShippingAddressInput: {
+      /** @example US */
       country: string;
+      /** @example Springfield */
       city: string;
+      /** @example Downtown */
       district?: string;
+      /** @example 742 Evergreen Terrace */
       address: string;
+      /** @example 62704 */
       postal_code?: string;
     };
     OrderItemInput: {
+      /** @example 1 */
       product_id: number;
+      /** @example 3 */
       quantity: number;
     };
     CreateOrderDto: {
@@ -729,24 +845,41 @@ export interface components {
       items: components['schemas']['OrderItemInput'][];
     };
     OrderCustomerDto: {
-      /** @description The linked registered customer, or null */
+      /**
+       * @description The linked registered customer, or null
+       * @example 17
+       */
       id: number | null;
+      /** @example Ada Lovelace */
       name: string;
+      /** @example ada@example.com */
       email: string;
+      /** @example +1 555 0100 */
       phone: string | null;
     };
     ShippingAddressDto: {
+      /** @example US */
       country: string;
+      /** @example Springfield */
       city: string;
+      /** @example Downtown */
       district: string | null;
+      /** @example 742 Evergreen Terrace */
       address: string;
+      /** @example 62704 */
       postal_code: string | null;
     };
     OrderItemDto: {
-      /** @description Null for an imported line whose sku is not in the catalog */
+      /**
+       * @description Null for an imported line whose sku is not in the catalog
+       * @example 1
+       */
       product_id: number | null;
+      /** @example 3 */
       quantity: number;
+      /** @example TSHIRT-BLK-M */
       sku: string;
+      /** @example T-shirt, black, M */
       name: string;
       /** @example 19.99 */
       unit_price: number;
@@ -757,8 +890,12 @@ export interface components {
       total: number;
     };
     OrderDto: {
+      /** @example 42 */
       id: number;
-      /** @enum {string} */
+      /**
+       * @example paid
+       * @enum {string}
+       */
       status: 'pending' | 'paid' | 'preparing' | 'shipped' | 'cancelled' | 'refunded';
       /**
        * @description Sum of the line totals, exact, at most 2 decimals
@@ -770,31 +907,68 @@ export interface components {
       customer: components['schemas']['OrderCustomerDto'];
       shipping_address: components['schemas']['ShippingAddressDto'];
       items: components['schemas']['OrderItemDto'][];
-      /** @enum {string} */
+      /**
+       * @example marketplace
+       * @enum {string}
+       */
       source: 'api' | 'marketplace';
+      /**
+       * @description Null unless `source` is marketplace
+       * @example trendyol
+       */
       marketplace: string | null;
+      /**
+       * @description Null unless `source` is marketplace
+       * @example TY-10472285
+       */
       external_order_id: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description Moves on every change of the order: a status change, or its linking to a customer who verified the email
+       * @example 2026-11-23T10:20:00.000Z
+       */
       updated_at: string;
     };
     PageWithCursorMeta: {
+      /** @example 1 */
       page: number;
+      /** @example 20 */
       limit: number;
+      /** @example 137 */
       total: number;
-      /** @description ceil(total / limit) */
+      /**
+       * @description ceil(total / limit)
+       * @example 7
+       */
       total_pages: number;
-      /** @description Pass as `cursor` to continue after this page; null when nothing can follow */
+      /**
+       * @description Pass as `cursor` to continue after this page; null when nothing can follow
+       * @example eyJ2IjoxLCJzIjoiLWNyZWF0ZWRfYXQiLCJmIjp7fSwiayI6IjIwMjYtMTEtMjNUMTA6MTU6MDAuMDAwMDAwWiIsImkiOjQyfQ
+       */
       next_cursor: string | null;
-      /** @description More items follow this page now */
+      /**
+       * @description More items follow this page now
+       * @example true
+       */
       has_more: boolean;
     };
     CursorMeta: {
+      /** @example 20 */
       limit: number;
-      /** @description Pass as `cursor` to continue after this page; null when nothing can follow */
+      /**
+       * @description Pass as `cursor` to continue after this page; null when nothing can follow
+       * @example eyJ2IjoxLCJzIjoiLWNyZWF0ZWRfYXQiLCJmIjp7fSwiayI6IjIwMjYtMTEtMjNUMTA6MTU6MDAuMDAwMDAwWiIsImkiOjQyfQ
+       */
       next_cursor: string | null;
-      /** @description More items follow this page now */
+      /**
+       * @description More items follow this page now
+       * @example true
+       */
       has_more: boolean;
     };
     OrderPageDto: {
@@ -819,6 +993,7 @@ export interface components {
     ChangeStatusDto: {
       /**
        * @description pending → paid | cancelled; paid → preparing | refunded; preparing → shipped | refunded; shipped → refunded
+       * @example paid
        * @enum {string}
        */
       status: 'pending' | 'paid' | 'preparing' | 'shipped' | 'cancelled' | 'refunded';
@@ -834,7 +1009,10 @@ export interface components {
        * @enum {string}
        */
       type: 'order.created';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The new order (API or import) */
       data: components['schemas']['OrderEventData'];
@@ -843,6 +1021,7 @@ export interface components {
       object: components['schemas']['OrderDto'];
       /**
        * @description The status before the change
+       * @example pending
        * @enum {string}
        */
       previous_status: 'pending' | 'paid' | 'preparing' | 'shipped' | 'cancelled' | 'refunded';
@@ -855,21 +1034,38 @@ export interface components {
        * @enum {string}
        */
       type: 'order.status_changed';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The order after the change, and its previous status */
       data: components['schemas']['OrderStatusChangedData'];
     };
     ImportStatusDto: {
-      /** @enum {string} */
+      /**
+       * @example imported
+       * @enum {string}
+       */
       status: 'queued' | 'processing' | 'imported' | 'failed';
+      /** @example trendyol */
       marketplace: string;
+      /** @example TY-10472285 */
       external_order_id: string;
-      /** @description The created order once imported */
+      /**
+       * @description The created order once imported
+       * @example 42
+       */
       order_id: number | null;
-      /** @description Why the last attempt failed */
+      /**
+       * @description Why the last attempt failed
+       * @example the order could not be written (database error 40P01)
+       */
       error: string | null;
-      /** @description Processing attempts so far */
+      /**
+       * @description Processing attempts so far
+       * @example 2
+       */
       attempts: number;
     };
     ImportFailedData: {
@@ -883,17 +1079,27 @@ export interface components {
        * @enum {string}
        */
       type: 'marketplace_import.failed';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The import status document, failed for good */
       data: components['schemas']['ImportFailedData'];
     };
     CustomerDto: {
+      /** @example 17 */
       id: number;
+      /** @example Ada Lovelace */
       name: string;
+      /** @example ada@example.com */
       email: string;
+      /** @example +1 555 0100 */
       phone: string | null;
-      /** @description Whether the customer proved the address (verify-email, or support staff). Until then no order is linked to them by email. */
+      /**
+       * @description Whether the customer proved the address (verify-email, or support staff). Until then no order is linked to them by email.
+       * @example true
+       */
       email_verified: boolean;
     };
     CustomerCreatedData: {
@@ -907,21 +1113,41 @@ export interface components {
        * @enum {string}
        */
       type: 'customer.created';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The new customer */
       data: components['schemas']['CustomerCreatedData'];
     };
     AppViewDto: {
+      /** @example 5 */
       id: number;
+      /** @example 1 */
       tenant_id: number;
+      /** @example Acme ERP connector */
       name: string;
+      /** @example app_X3qZ6YTWil-WETcK */
       client_id: string;
+      /**
+       * @example [
+       *       "orders:read",
+       *       "orders:write"
+       *     ]
+       */
       approved_scopes: string[];
+      /** @example true */
       active: boolean;
-      /** @description The last four characters of the client secret */
+      /**
+       * @description The last four characters of the client secret
+       * @example nTbE
+       */
       secret_last4: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
     };
     AppEventData: {
@@ -935,7 +1161,10 @@ export interface components {
        * @enum {string}
        */
       type: 'app.secret_rotated';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The app (seen by it alone) */
       data: components['schemas']['AppEventData'];
@@ -948,7 +1177,10 @@ export interface components {
        * @enum {string}
        */
       type: 'app.scopes_changed';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The app (seen by it alone) */
       data: components['schemas']['AppEventData'];
@@ -961,7 +1193,10 @@ export interface components {
        * @enum {string}
        */
       type: 'app.deactivated';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The app (seen by it alone) */
       data: components['schemas']['AppEventData'];
@@ -974,16 +1209,26 @@ export interface components {
        * @enum {string}
        */
       type: 'app.activated';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The app (seen by it alone) */
       data: components['schemas']['AppEventData'];
     };
     RevokedTokenDto: {
-      /** @description The token id (`jti`) */
+      /**
+       * @description The token id (`jti`)
+       * @example 12bdcdde-0c32-44c6-98d6-d0af9eaf9d53
+       */
       id: string;
+      /** @example app_X3qZ6YTWil-WETcK */
       client_id: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       revoked_at: string;
     };
     TokenRevokedData: {
@@ -997,15 +1242,27 @@ export interface components {
        * @enum {string}
        */
       type: 'token.revoked';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The app's revoked token */
       data: components['schemas']['TokenRevokedData'];
     };
     WebhookEndpointDto: {
+      /** @example 3 */
       id: number;
+      /** @example https://erp.example.com/hooks */
       url: string;
+      /** @example ERP order sync */
       description: string | null;
+      /**
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
       event_types: (
         | 'order.created'
         | 'order.status_changed'
@@ -1018,11 +1275,20 @@ export interface components {
         | 'token.revoked'
         | 'endpoint.disabled'
       )[];
-      /** @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled) */
+      /**
+       * @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled)
+       * @example true
+       */
       active: boolean;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       updated_at: string;
     };
     EndpointDisabledData: {
@@ -1036,7 +1302,10 @@ export interface components {
        * @enum {string}
        */
       type: 'endpoint.disabled';
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
       /** @description The endpoint, disabled after 5 days of failed deliveries (seen by its app alone) */
       data: components['schemas']['EndpointDisabledData'];
@@ -1055,9 +1324,15 @@ export interface components {
         | components['schemas']['TokenRevokedEvent']
         | components['schemas']['EndpointDisabledEvent']
       )[];
-      /** @description Where to continue (pass as `after`); returned even when `data` is empty */
+      /**
+       * @description Where to continue (pass as `after`); returned even when `data` is empty
+       * @example ZTEuNDgyMTMuMTIwNw
+       */
       next_cursor: string;
-      /** @description More events are available now */
+      /**
+       * @description More events are available now
+       * @example false
+       */
       has_more: boolean;
     };
     CreateWebhookEndpointDto: {
@@ -1066,7 +1341,13 @@ export interface components {
        * @example https://erp.example.com/hooks
        */
       url: string;
-      /** @description The event types sent to this endpoint (1 or more, distinct) */
+      /**
+       * @description The event types sent to this endpoint (1 or more, distinct)
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
       event_types: (
         | 'order.created'
         | 'order.status_changed'
@@ -1079,12 +1360,22 @@ export interface components {
         | 'token.revoked'
         | 'endpoint.disabled'
       )[];
+      /** @example ERP order sync */
       description?: string;
     };
     WebhookEndpointWithSecretDto: {
+      /** @example 3 */
       id: number;
+      /** @example https://erp.example.com/hooks */
       url: string;
+      /** @example ERP order sync */
       description: string | null;
+      /**
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
       event_types: (
         | 'order.created'
         | 'order.status_changed'
@@ -1097,15 +1388,24 @@ export interface components {
         | 'token.revoked'
         | 'endpoint.disabled'
       )[];
-      /** @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled) */
+      /**
+       * @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled)
+       * @example true
+       */
       active: boolean;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       updated_at: string;
       /**
        * @description Signing secret (`whsec_` + base64 of 32 random bytes), shown only on creation and rotation; verify deliveries with any Standard Webhooks library
-       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       * @example whsec_Ob1SIF0eTZs1j8VezkY19XLfx7aXspH7CNTkJXt/vZA=
        */
       secret: string;
     };
@@ -1113,9 +1413,18 @@ export interface components {
       data: components['schemas']['WebhookEndpointDto'][];
     };
     UpdateWebhookEndpointDto: {
-      /** @description https only (http when WEBHOOK_ALLOW_HTTP=true); no credentials; a host resolving to a loopback, private, link-local or metadata address is refused (here and at every delivery) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true */
+      /**
+       * @description https only (http when WEBHOOK_ALLOW_HTTP=true); no credentials; a host resolving to a loopback, private, link-local or metadata address is refused (here and at every delivery) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
+       * @example https://erp.example.com/hooks
+       */
       url?: string;
-      /** @description The event types sent to this endpoint (1 or more, distinct) */
+      /**
+       * @description The event types sent to this endpoint (1 or more, distinct)
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
       event_types?: (
         | 'order.created'
         | 'order.status_changed'
@@ -1128,15 +1437,29 @@ export interface components {
         | 'token.revoked'
         | 'endpoint.disabled'
       )[];
-      /** @description false pauses deliveries; true resumes them and clears the failure streak */
+      /**
+       * @description false pauses deliveries; true resumes them and clears the failure streak
+       * @example true
+       */
       active?: boolean;
+      /**
+       * @description null clears it
+       * @example ERP order sync
+       */
       description?: string | null;
     };
     WebhookDeliveryDto: {
+      /** @example 1201 */
       id: number;
-      /** @description Also the `webhook-id` header of every attempt */
+      /**
+       * @description Also the `webhook-id` header of every attempt
+       * @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b
+       */
       event_id: string;
-      /** @enum {string} */
+      /**
+       * @example order.created
+       * @enum {string}
+       */
       event_type:
         | 'order.created'
         | 'order.status_changed'
@@ -1148,17 +1471,34 @@ export interface components {
         | 'app.activated'
         | 'token.revoked'
         | 'endpoint.disabled';
-      /** @description Attempts made so far */
+      /**
+       * @description Attempts made so far
+       * @example 2
+       */
       attempts: number;
-      /** @enum {string} */
+      /**
+       * @example pending
+       * @enum {string}
+       */
       state: 'pending' | 'succeeded' | 'failed';
+      /** @example 503 */
       last_status_code: number | null;
+      /** @example HTTP 503 */
       last_error: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:06.000Z
+       */
       last_attempt_at: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:20:06.000Z
+       */
       next_attempt_at: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
       created_at: string;
     };
     WebhookDeliveryPageDto: {
@@ -1166,82 +1506,129 @@ export interface components {
       meta: components['schemas']['PageMeta'];
     };
     RegisterCustomerDto: {
+      /** @example Ada Lovelace */
       name: string;
       /**
        * Format: email
        * @description Unique per tenant, any case
+       * @example ada@example.com
        */
       email: string;
       /**
        * Format: password
        * @description 8–128 characters, no composition rules, common passwords refused; used exactly as sent
+       * @example plum-Orbit-42-lantern
        */
       password: string;
+      /** @example +1 555 0100 */
       phone?: string;
     };
     LoginDto: {
-      /** Format: email */
+      /**
+       * Format: email
+       * @example ada@example.com
+       */
       email: string;
-      /** Format: password */
+      /**
+       * Format: password
+       * @example plum-Orbit-42-lantern
+       */
       password: string;
     };
     LoginResponseDto: {
-      /** @description Customer session token (JWT, typ customer-session+jwt), used as a Bearer token */
+      /**
+       * @description Customer session token (JWT, typ customer-session+jwt), used as a Bearer token
+       * @example eyJhbGciOiJFUzI1NiIsInR5cCI6ImN1c3RvbWVyLXNlc3Npb24rand0Iiwia2lkIjoiM3FWN3JRYngifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAi…
+       */
       token: string;
-      /** @enum {string} */
+      /**
+       * @example Bearer
+       * @enum {string}
+       */
       token_type: 'Bearer';
-      /** @description Seconds until the session token expires */
+      /**
+       * @description Seconds until the session token expires
+       * @example 86400
+       */
       expires_in: number;
-      /** @description Granted: customer:read and/or order:read, as far as the app token held them */
+      /**
+       * @description Granted: customer:read and/or order:read, as far as the app token held them
+       * @example customer:read order:read
+       */
       scope: string;
       customer: components['schemas']['CustomerDto'];
     };
     CreateTicketDto: {
-      /** @enum {string} */
+      /**
+       * @example email_verification
+       * @enum {string}
+       */
       type: 'email_verification' | 'password_reset';
       /**
        * Format: email
        * @description A registered customer (any case)
+       * @example ada@example.com
        */
       email: string;
     };
     TicketDto: {
-      /** @enum {string} */
+      /**
+       * @example email_verification
+       * @enum {string}
+       */
       type: 'email_verification' | 'password_reset';
       /**
        * @description Single use, shown only here: deliver it in your own email (a link to your storefront). Stored only as a hash; a newer ticket of the type supersedes this one.
        * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
        */
       token: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-24T10:15:00.000Z
+       */
       expires_at: string;
+      /** @example 17 */
       customer_id: number;
     };
     VerifyEmailDto: {
-      /** @description The email_verification ticket token */
+      /**
+       * @description The email_verification ticket token
+       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
+       */
       token: string;
     };
     ResetPasswordDto: {
-      /** @description The password_reset ticket token */
+      /**
+       * @description The password_reset ticket token
+       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
+       */
       token: string;
       /**
        * Format: password
        * @description The registration policy: 8–128 characters, common passwords refused
+       * @example velvet-Harbor-17-quill
        */
       password: string;
     };
     ChangePasswordDto: {
-      /** Format: password */
+      /**
+       * Format: password
+       * @example plum-Orbit-42-lantern
+       */
       current_password: string;
       /**
        * Format: password
        * @description The registration policy: 8–128 characters, common passwords refused
+       * @example velvet-Harbor-17-quill
        */
       new_password: string;
     };
     ImportItemInput: {
+      /** @example TSHIRT-BLK-M */
       sku: string;
+      /** @example T-shirt, black, M */
       name: string;
+      /** @example 3 */
       quantity: number;
       /**
        * @description Non-negative, at most 2 decimals
@@ -1253,20 +1640,28 @@ export interface components {
        * @example 59.97
        */
       total: number;
-      /** @description Informational; the line is linked to the catalog by sku */
+      /**
+       * @description Informational; the line is linked to the catalog by sku
+       * @example 1
+       */
       product_id?: number;
     };
     ImportOrderDto: {
       /** @example trendyol */
       marketplace: string;
+      /** @example TY-10472285 */
       external_order_id: string;
       customer: components['schemas']['OrderCustomerInput'];
       shipping_address: components['schemas']['ShippingAddressInput'];
       items: components['schemas']['ImportItemInput'][];
     };
     ImportAckDto: {
-      /** @enum {string} */
+      /**
+       * @example queued
+       * @enum {string}
+       */
       status: 'queued';
+      /** @example TY-10472285 */
       external_order_id: string;
     };
   };

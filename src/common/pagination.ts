@@ -7,13 +7,13 @@ export const toStrictInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
 
 export class PageQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, example: 1 })
   @Transform(toStrictInt)
   @IsInt()
   @Min(1)
   page = 1;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 20 })
   @Transform(toStrictInt)
   @IsInt()
   @Min(1)
@@ -22,10 +22,11 @@ export class PageQuery {
 }
 
 export class PageMeta {
-  @ApiProperty({ type: 'integer' }) page!: number;
-  @ApiProperty({ type: 'integer' }) limit!: number;
-  @ApiProperty({ type: 'integer' }) total!: number;
-  @ApiProperty({ type: 'integer', description: 'ceil(total / limit)' }) total_pages!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) page!: number;
+  @ApiProperty({ type: 'integer', example: 20 }) limit!: number;
+  @ApiProperty({ type: 'integer', example: 137 }) total!: number;
+  @ApiProperty({ type: 'integer', description: 'ceil(total / limit)', example: 7 })
+  total_pages!: number;
 }
 
 /** Where a walk goes on: in both modes of a list that can be walked with cursors. */
@@ -34,9 +35,12 @@ class CursorFields {
     type: String,
     nullable: true,
     description: 'Pass as `cursor` to continue after this page; null when nothing can follow',
+    example:
+      'eyJ2IjoxLCJzIjoiLWNyZWF0ZWRfYXQiLCJmIjp7fSwiayI6IjIwMjYtMTEtMjNUMTA6MTU6MDAuMDAwMDAwWiIsImkiOjQyfQ',
   })
   next_cursor!: string | null;
-  @ApiProperty({ description: 'More items follow this page now' }) has_more!: boolean;
+  @ApiProperty({ description: 'More items follow this page now', example: true })
+  has_more!: boolean;
 }
 
 /** Page mode of such a list: PageMeta, and where to go on. */

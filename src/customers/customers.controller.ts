@@ -61,7 +61,13 @@ export class CustomersController {
 
   @Post('register')
   @Authenticated(appScope('customer:auth'))
-  @ApiOperation({ summary: 'Register a customer of the app’s tenant' })
+  @ApiOperation({
+    summary: 'Register a customer of the app’s tenant',
+    description:
+      'Creates the customer with `email_verified: false` and records a `customer.created` event; ' +
+      'the email is unique per tenant in any case, and the password is hashed with argon2id and ' +
+      'never returned. Needs an app token with `customer:auth`.',
+  })
   @CUSTOMER_IP_HEADER
   @ApiCreatedResponse({ type: CustomerDto })
   @ApiErrors({
@@ -83,6 +89,11 @@ export class CustomersController {
   @Authenticated(appScope('customer:auth'))
   @ApiOperation({
     summary: 'Open a customer session; the token is a Bearer token for the customer endpoints',
+    description:
+      'Returns a session token valid `expires_in` seconds (`CUSTOMER_SESSION_TTL`, 24 h by default) ' +
+      'and the customer; the session carries `customer:read` and `order:read` only as far as the ' +
+      'calling app token holds them. Unknown email and wrong password get the same 401, and failed ' +
+      'logins are limited per email and per `X-Customer-IP`. Needs an app token with `customer:auth`.',
   })
   @CUSTOMER_IP_HEADER
   @ApiOkResponse({ type: LoginResponseDto })
@@ -107,7 +118,8 @@ export class CustomersController {
     description:
       'The app sends the token to the customer in its own email (a link to its storefront), as ' +
       "with Auth0's tickets. Single use, `CUSTOMER_TICKET_TTL` (24 h); a new ticket of a type " +
-      'supersedes the older ones for the customer. The service stores only a hash.',
+      'supersedes the older ones for the customer. The service stores only a hash. Needs an app ' +
+      'token with `customer:manage`.',
   })
   @ApiCreatedResponse({ type: TicketDto })
   @ApiErrors({
@@ -128,7 +140,8 @@ export class CustomersController {
     summary: 'Prove the email with an email_verification token',
     description:
       'Marks the email verified and, in the same transaction, links the tenant’s orders placed ' +
-      'with that email and no customer (guest orders and imports, earlier ones too).',
+      'with that email and no customer (guest orders and imports, earlier ones too). The token ' +
+      'is used up. Needs an app token with `customer:auth`.',
   })
   @ApiOkResponse({ type: CustomerDto })
   @ApiErrors({
@@ -149,7 +162,8 @@ export class CustomersController {
     summary: 'Set a new password with a password_reset token',
     description:
       'The registration policy applies. Every session of the customer ends at once, on every ' +
-      'instance, and the failed-login count of the email is cleared.',
+      'instance, and the failed-login count of the email is cleared. The token is used up. Needs ' +
+      'an app token with `customer:auth`.',
   })
   @ApiOkResponse({ type: CustomerDto })
   @ApiErrors({
@@ -169,7 +183,10 @@ export class CustomersController {
   @Authenticated(customerScope('customer:read'))
   @ApiOperation({
     summary: 'Change the password; every other session of the customer ends',
-    description: 'A wrong `current_password` counts as a failed login for the email.',
+    description:
+      'Sets `new_password` (the registration policy applies) once `current_password` is checked; ' +
+      'this session stays valid. A wrong `current_password` is 400 `validation_failed` and counts ' +
+      'as a failed login for the email. Needs a customer session with `customer:read`.',
   })
   @ApiNoContentResponse()
   @ApiErrors({
@@ -186,7 +203,12 @@ export class CustomersController {
   @Post('logout-all')
   @HttpCode(204)
   @Authenticated(customerScope('customer:read'))
-  @ApiOperation({ summary: 'End every session of the customer, this one included' })
+  @ApiOperation({
+    summary: 'End every session of the customer, this one included',
+    description:
+      'Every session token of the customer answers 401 `unauthenticated` from now on, on every ' +
+      'instance; the password is unchanged. Needs a customer session with `customer:read`.',
+  })
   @ApiNoContentResponse()
   logoutAll(@CustomerCtx() ctx: CustomerContext): Promise<void> {
     return this.customers.logoutAll(ctx);
@@ -194,7 +216,12 @@ export class CustomersController {
 
   @Get('me')
   @Authenticated(customerScope('customer:read'))
-  @ApiOperation({ summary: 'The logged-in customer' })
+  @ApiOperation({
+    summary: 'The logged-in customer',
+    description:
+      'Returns the customer of the session token, with `email_verified`. Needs a customer ' +
+      'session with `customer:read`.',
+  })
   @ApiOkResponse({ type: CustomerDto })
   me(@CustomerCtx() ctx: CustomerContext): Promise<CustomerDto> {
     return this.customers.me(ctx);
@@ -205,6 +232,9 @@ export class CustomersController {
   @Authenticated(customerScope('customer:read'))
   @ApiOperation({
     summary: 'End this session: its token answers 401 from now on, on every instance',
+    description:
+      "Revokes only the calling session token; the customer's other sessions stay valid " +
+      '(`POST /v1/customers/logout-all` ends them all). Needs a customer session with `customer:read`.',
   })
   @ApiNoContentResponse()
   logout(@CustomerCtx() ctx: CustomerContext): Promise<void> {
@@ -215,7 +245,10 @@ export class CustomersController {
   @Authenticated(customerScope('order:read'))
   @ApiOperation({
     summary: "The customer's own orders (same query and shape as GET /v1/orders)",
-    description: ORDER_LIST_DESCRIPTION,
+    description:
+      'Needs a customer session with `order:read`. Lists only the orders linked to the ' +
+      'session’s customer (by `customer.id`, or by email once the email is verified).\n\n' +
+      ORDER_LIST_DESCRIPTION,
   })
   @ApiOkResponse({ type: OrderPageDto })
   @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
@@ -229,7 +262,13 @@ export class CustomersController {
   @Get('me/orders/:id')
   @ApiParam(ID_PARAM)
   @Authenticated(customerScope('order:read'))
-  @ApiOperation({ summary: "One of the customer's own orders" })
+  @ApiOperation({
+    summary: "One of the customer's own orders",
+    description:
+      'The order in the shape of `GET /v1/orders/{id}`, if it is linked to the session’s ' +
+      "customer; another customer's order, or an unknown id, is 404 `not_found`. Needs a " +
+      'customer session with `order:read`.',
+  })
   @ApiOkResponse({ type: OrderDto })
   @ApiErrors({
     validation_failed: 'id is not a positive integer',

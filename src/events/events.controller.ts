@@ -20,7 +20,7 @@ export class EventsController {
   @ApiOperation({
     summary: 'The change feed: every committed event of the tenant once, in commit order',
     description:
-      'Follow `next_cursor` (as `after`) to see every event exactly once, including events of transactions that committed after a later one: an event is served once every transaction that could precede it has ended. Events of one transaction stay together. Admin-action events of an app are visible to that app only.',
+      'Follow `next_cursor` (as `after`) to see every event exactly once, including events of transactions that committed after a later one: an event is served once every transaction that could precede it has ended. Events of one transaction stay together. Admin-action events of an app are visible to that app only. Needs an app token with `events:read`.',
   })
   @ApiOkResponse({ type: EventPageDto })
   @ApiErrors({

@@ -31,7 +31,8 @@ export class ImportsController {
     summary: 'Queue an order from a marketplace',
     description:
       'Validated at once; a background worker creates the order. The same (marketplace, external_order_id) ' +
-      'again answers 200 with its current state and never creates a second order.',
+      'again answers 200 with its current state and never creates a second order. Needs an ' +
+      'app token with `marketplace:import`.',
   })
   @ApiAcceptedResponse({
     type: ImportAckDto,
@@ -59,6 +60,10 @@ export class ImportsController {
   @ApiOperation({
     summary:
       'State of an import: queued, processing, imported (with order_id) or failed (with error)',
+    description:
+      'The import of this (marketplace, external_order_id) in the tenant, whichever app queued ' +
+      'it: its status, the created order’s id once imported, the last failure reason and the ' +
+      'attempts so far. Needs an app token with `marketplace:import`.',
   })
   @ApiOkResponse({ type: ImportStatusDto })
   @ApiErrors({ not_found: 'no such import in this tenant' })

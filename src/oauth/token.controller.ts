@@ -27,7 +27,8 @@ export class TokenController {
     description:
       'Client authentication in the body (client_secret_post) or an `Authorization: Basic` header ' +
       '(client_secret_basic, RFC 6749 2.3.1), never both. Checks in order: grant type, presence ' +
-      'of client credentials, client authentication, scope. Rate limited per client and per address.',
+      'of client credentials, client authentication, scope. Rate limited per client and per address. ' +
+      'The access token is a JWT valid `expires_in` seconds (3600 by default) for the requested scopes.',
   })
   // Basic, or credentials in the body (the empty requirement).
   @ApiSecurity(SCHEMES.tokenClient)

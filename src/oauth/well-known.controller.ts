@@ -14,7 +14,12 @@ export class WellKnownController {
 
   @Get('jwks.json')
   @Header('cache-control', 'public, max-age=300')
-  @ApiOperation({ summary: 'Public keys that verify access tokens (JWK Set)' })
+  @ApiOperation({
+    summary: 'Public keys that verify access tokens (JWK Set)',
+    description:
+      'The ES256 (P-256) keys, by `kid`, that verify app tokens and customer session tokens: the ' +
+      'signing key and any earlier one still accepted. Cacheable for 5 minutes. Public: no token.',
+  })
   @ApiOkResponse({
     schema: {
       example: {
@@ -28,7 +33,12 @@ export class WellKnownController {
 
   @Get('oauth-authorization-server')
   @Header('cache-control', 'public, max-age=300')
-  @ApiOperation({ summary: 'Authorization server metadata (RFC 8414)' })
+  @ApiOperation({
+    summary: 'Authorization server metadata (RFC 8414)',
+    description:
+      'The `issuer` (PUBLIC_URL), token endpoint, JWKS URI, the client_credentials grant, the ' +
+      'client authentication methods and every scope. Cacheable for 5 minutes. Public: no token.',
+  })
   metadata(): Record<string, unknown> {
     const issuer = this.config.publicUrl;
     return {

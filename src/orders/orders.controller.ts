@@ -44,7 +44,15 @@ export class OrdersController {
   @Post()
   @Authenticated(appScope('orders:write'))
   @Idempotent()
-  @ApiOperation({ summary: 'Create an order; prices come from the catalog, status starts pending' })
+  @ApiOperation({
+    summary: 'Create an order; prices come from the catalog, status starts pending',
+    description:
+      'Unit prices come from the tenant’s active catalog at this moment, totals are exact, ' +
+      '`currency` is the tenant’s; `customer.id` links that registered customer, else a ' +
+      'customer whose verified email matches is linked, and an `order.created` event is ' +
+      'recorded. With an `Idempotency-Key`, a repeat with the same body replays the first 201 ' +
+      '(`Idempotent-Replayed: true`) and creates nothing. Needs an app token with `orders:write`.',
+  })
   @ApiCreatedResponse({
     type: OrderDto,
     headers: { Location: { description: '/v1/orders/{id}', schema: { type: 'string' } } },
@@ -74,7 +82,10 @@ export class OrdersController {
   @ApiOperation({
     summary:
       "List orders, filtered and sorted, by page or by cursor (a customer session sees only the customer's own)",
-    description: ORDER_LIST_DESCRIPTION,
+    description:
+      'An app token with `orders:read` sees every order of the tenant; a customer session with ' +
+      '`order:read` sees only its customer’s orders, as `GET /v1/customers/me/orders` does.\n\n' +
+      ORDER_LIST_DESCRIPTION,
   })
   @ApiOkResponse({ type: OrderPageDto })
   @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
@@ -88,7 +99,13 @@ export class OrdersController {
   @Get(':id')
   @ApiParam(ID_PARAM)
   @Authenticated(appScope('orders:read'), customerScope('order:read'))
-  @ApiOperation({ summary: 'Read one order' })
+  @ApiOperation({
+    summary: 'Read one order',
+    description:
+      'An app token with `orders:read` reads any order of the tenant; a customer session with ' +
+      '`order:read` reads only its customer’s orders. Any other order answers 404 `not_found`, ' +
+      'like an unknown id.',
+  })
   @ApiOkResponse({ type: OrderDto })
   @ApiErrors({
     validation_failed: 'id is not a positive integer',
@@ -101,7 +118,13 @@ export class OrdersController {
   @Get(':id/events')
   @ApiParam(ID_PARAM)
   @Authenticated(appScope('orders:read'))
-  @ApiOperation({ summary: "The order's timeline: its events, oldest first" })
+  @ApiOperation({
+    summary: "The order's timeline: its events, oldest first",
+    description:
+      'The `order.created` and `order.status_changed` events of the order, in the shapes of ' +
+      '`GET /v1/events`; events past the retention (`EVENT_RETENTION_DAYS`, 30 by default) are ' +
+      'gone. Needs an app token with `orders:read`.',
+  })
   @ApiOkResponse({ type: OrderEventsDto })
   @ApiErrors({
     validation_failed: 'id is not a positive integer',
@@ -115,7 +138,14 @@ export class OrdersController {
   @ApiParam(ID_PARAM)
   @HttpCode(200)
   @Authenticated(appScope('orders:write'))
-  @ApiOperation({ summary: 'Change the status along the order process' })
+  @ApiOperation({
+    summary: 'Change the status along the order process',
+    description:
+      'Allowed: pending → paid | cancelled, paid → preparing | refunded, preparing → shipped | ' +
+      'refunded, shipped → refunded; anything else, a repeat of the same change included, is 409 ' +
+      '`invalid_transition`. Concurrent changes are serialised (none is lost); each moves ' +
+      '`updated_at` and records an `order.status_changed` event. Needs an app token with `orders:write`.',
+  })
   @ApiOkResponse({ type: OrderDto })
   @ApiErrors({
     validation_failed: 'id or status malformed',

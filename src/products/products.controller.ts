@@ -19,7 +19,13 @@ export class ProductsController {
   constructor(private readonly products: ProductsRepository) {}
 
   @Get()
-  @ApiOperation({ summary: "List the tenant's catalog, by id" })
+  @ApiOperation({
+    summary: "List the tenant's catalog, by id",
+    description:
+      'Every product of the tenant, inactive ones included (see `active`), in ascending `id` ' +
+      'order, by `page` and `limit` with an exact `meta.total`; prices are in the tenant ' +
+      'currency. Needs an app token with `products:read`.',
+  })
   @ApiOkResponse({ type: ProductPageDto })
   @ApiErrors({ validation_failed: 'page or limit out of range or malformed (never clamped)' })
   async list(
@@ -32,7 +38,12 @@ export class ProductsController {
 
   @Get(':id')
   @ApiParam(ID_PARAM)
-  @ApiOperation({ summary: 'Read one product' })
+  @ApiOperation({
+    summary: 'Read one product',
+    description:
+      'A product of the tenant’s catalog, active or not; a product of another tenant is 404. ' +
+      'Needs an app token with `products:read`.',
+  })
   @ApiOkResponse({ type: ProductDto })
   @ApiErrors({
     validation_failed: 'id is not a positive integer',

@@ -39,7 +39,7 @@ export class WebhookEndpointsController {
   @ApiOperation({
     summary: 'Create a webhook endpoint; its signing secret is shown only in this answer',
     description:
-      'Each delivery is a `POST` of one event (the schemas `*Event`, as in `GET /v1/events`) with the Standard Webhooks headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part of the secret after `whsec_`; two signatures, space-separated, during a rotation). Success is a 2xx within 10 s; otherwise retried per WEBHOOK_RETRY_SCHEDULE with the same `webhook-id`. Redirects are not followed.',
+      'Each delivery is a `POST` of one event (the schemas `*Event`, as in `GET /v1/events`) with the Standard Webhooks headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part of the secret after `whsec_`; two signatures, space-separated, during a rotation). Success is a 2xx within 10 s; otherwise retried per WEBHOOK_RETRY_SCHEDULE with the same `webhook-id`. Redirects are not followed. An event type is delivered only while the app’s approved scopes entitle it: `orders:read` or `events:read` for `order.*`, `marketplace:import` or `events:read` for `marketplace_import.failed`, `customer:auth`, `customer:manage` or `events:read` for `customer.created`; the app’s own events need none. At most 20 endpoints per app. Needs an app token with `webhooks:write`.',
   })
   @ApiCreatedResponse({
     type: WebhookEndpointWithSecretDto,
@@ -65,7 +65,12 @@ export class WebhookEndpointsController {
 
   @Get()
   @Authenticated(appScope('webhooks:read'))
-  @ApiOperation({ summary: "The app's webhook endpoints (never their secrets)" })
+  @ApiOperation({
+    summary: "The app's webhook endpoints (never their secrets)",
+    description:
+      'Every endpoint the calling app created (at most 20), in ascending `id` order, without ' +
+      'paging; other apps’ endpoints are not shown. Needs an app token with `webhooks:read`.',
+  })
   @ApiOkResponse({ type: WebhookEndpointListDto })
   async list(@AppCtx() ctx: AppContext): Promise<WebhookEndpointListDto> {
     return { data: await this.endpoints.list(ctx) };
@@ -74,7 +79,12 @@ export class WebhookEndpointsController {
   @Get(':id')
   @ApiParam(ID_PARAM)
   @Authenticated(appScope('webhooks:read'))
-  @ApiOperation({ summary: 'One webhook endpoint (never its secret)' })
+  @ApiOperation({
+    summary: 'One webhook endpoint (never its secret)',
+    description:
+      'An endpoint the calling app created; another app’s endpoint is 404. Needs an app token ' +
+      'with `webhooks:read`.',
+  })
   @ApiOkResponse({ type: WebhookEndpointDto })
   @ApiErrors({ validation_failed: 'id is not a positive integer', not_found: NOT_FOUND })
   get(@AppCtx() ctx: AppContext, @IdParam() id: number): Promise<WebhookEndpointDto> {
@@ -84,7 +94,14 @@ export class WebhookEndpointsController {
   @Patch(':id')
   @ApiParam(ID_PARAM)
   @Authenticated(appScope('webhooks:write'))
-  @ApiOperation({ summary: 'Change the url, the event types, or pause/resume (active)' })
+  @ApiOperation({
+    summary: 'Change the url, the event types, or pause/resume (active)',
+    description:
+      'Changes only the fields sent (`url` is checked as on creation; `description: null` clears ' +
+      'it); `active: true` or a new `url` also clears the failure streak. While paused, new ' +
+      'events make no deliveries to the endpoint (not even after resuming) and pending ones end ' +
+      '`failed` at their next attempt. Needs an app token with `webhooks:write`.',
+  })
   @ApiOkResponse({ type: WebhookEndpointDto })
   @ApiErrors({
     validation_failed: 'a field is malformed or the url is refused',
@@ -102,7 +119,12 @@ export class WebhookEndpointsController {
   @ApiParam(ID_PARAM)
   @HttpCode(204)
   @Authenticated(appScope('webhooks:write'))
-  @ApiOperation({ summary: 'Delete the endpoint and its delivery log' })
+  @ApiOperation({
+    summary: 'Delete the endpoint and its delivery log',
+    description:
+      'Removes an endpoint of the calling app for good, with its deliveries; nothing more is ' +
+      'sent to it. Needs an app token with `webhooks:write`.',
+  })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors({ validation_failed: 'id is not a positive integer', not_found: NOT_FOUND })
   async remove(@AppCtx() ctx: AppContext, @IdParam() id: number): Promise<void> {
@@ -116,7 +138,7 @@ export class WebhookEndpointsController {
   @ApiOperation({
     summary: 'A new signing secret; the old one keeps signing beside it for 24 hours',
     description:
-      'During the overlap every delivery carries two signatures in `webhook-signature`, one per secret, so receivers can switch at their pace.',
+      'During the overlap every delivery carries two signatures in `webhook-signature`, one per secret, so receivers can switch at their pace. The answer is the endpoint with the new `secret`, shown only here. Needs an app token with `webhooks:write`.',
   })
   @ApiOkResponse({ type: WebhookEndpointWithSecretDto })
   @ApiErrors({ validation_failed: 'id is not a positive integer', not_found: NOT_FOUND })
@@ -132,7 +154,13 @@ export class WebhookEndpointsController {
   @Get(':id/deliveries')
   @ApiParam(ID_PARAM)
   @Authenticated(appScope('webhooks:read'))
-  @ApiOperation({ summary: "The endpoint's delivery log, newest first" })
+  @ApiOperation({
+    summary: "The endpoint's delivery log, newest first",
+    description:
+      'One delivery per event sent to the endpoint, by `page` and `limit` with an exact ' +
+      '`meta.total`: its state, attempts, last status code or error, and next attempt. ' +
+      'Deliveries go with their events after the retention. Needs an app token with `webhooks:read`.',
+  })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
   @ApiErrors({ validation_failed: 'id, page or limit malformed', not_found: NOT_FOUND })
   deliveries(
@@ -150,6 +178,11 @@ export class WebhookEndpointsController {
   @Authenticated(appScope('webhooks:write'))
   @ApiOperation({
     summary: 'Send the delivery again (same `webhook-id`), now and with the retry schedule after',
+    description:
+      'Puts the delivery, whatever its state, back to `pending` and due now. Its attempt count ' +
+      'goes on, so retries use only what is left of WEBHOOK_RETRY_SCHEDULE (a delivery that used ' +
+      'it up gets this one attempt), and an inactive endpoint fails it without sending. Needs an ' +
+      'app token with `webhooks:write`.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
   @ApiErrors({

@@ -12,7 +12,11 @@ export class ErrorResponseDto {
   @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'validation_failed' }) error!: ErrorCode;
   @ApiProperty({ example: 'items[0].quantity must not be less than 1' }) error_description!: string;
   @ApiPropertyOptional({ type: [ErrorDetailDto] }) details?: ErrorDetailDto[];
-  @ApiPropertyOptional({ description: 'Only on 500 internal_error' }) request_id?: string;
+  @ApiPropertyOptional({
+    description: 'Only on 500 internal_error',
+    example: '9ab83642-4ec7-4399-a34d-5056e4e44b1d',
+  })
+  request_id?: string;
 }
 
 /**
@@ -22,14 +26,31 @@ export class ErrorResponseDto {
 export function ApiErrors(
   errors: Partial<Record<ErrorCode, string>>,
 ): MethodDecorator & ClassDecorator {
-  const byStatus = new Map<number, string[]>();
+  const byStatus = new Map<number, Array<[ErrorCode, string]>>();
   for (const [code, when] of Object.entries(errors) as Array<[ErrorCode, string]>) {
     const status = ERROR_STATUS[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${when}`]);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [code, when]]);
   }
   return applyDecorators(
-    ...[...byStatus].map(([status, lines]) =>
-      ApiResponse({ status, description: lines.join('; '), type: ErrorResponseDto }),
+    ...[...byStatus].map(([status, rows]) =>
+      ApiResponse({
+        status,
+        description: rows.map(([code, when]) => `\`${code}\`: ${when}`).join('; '),
+        type: ErrorResponseDto,
+        // One example per code, so /docs and clients show the body each one really has.
+        examples: Object.fromEntries(
+          rows.map(([code, when]) => [
+            code,
+            { summary: code, value: { error: code, error_description: sentence(when) } },
+          ]),
+        ),
+      }),
     ),
   );
+}
+
+/** "token missing, …" → "Token missing, …." for an example error_description. */
+function sentence(text: string): string {
+  const plain = text.replace(/`/g, '');
+  return `${plain.charAt(0).toUpperCase()}${plain.slice(1)}`;
 }

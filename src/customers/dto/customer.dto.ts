@@ -4,11 +4,16 @@ import { Chars } from '../../common/validation.js';
 import { IsAcceptablePassword } from './password.validator.js';
 
 export class RegisterCustomerDto {
-  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Ada Lovelace' })
   @Chars(1, 200)
   name!: string;
 
-  @ApiProperty({ format: 'email', maxLength: 254, description: 'Unique per tenant, any case' })
+  @ApiProperty({
+    format: 'email',
+    maxLength: 254,
+    description: 'Unique per tenant, any case',
+    example: 'ada@example.com',
+  })
   @IsEmail()
   @Chars(3, 254)
   email!: string;
@@ -19,35 +24,37 @@ export class RegisterCustomerDto {
     maxLength: 128,
     description:
       '8–128 characters, no composition rules, common passwords refused; used exactly as sent',
+    example: 'plum-Orbit-42-lantern',
   })
   @IsAcceptablePassword()
   password!: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: '+1 555 0100' })
   @IsOptional()
   @Chars(1, 200)
   phone?: string;
 }
 
 export class LoginDto {
-  @ApiProperty({ format: 'email' })
+  @ApiProperty({ format: 'email', example: 'ada@example.com' })
   @IsEmail()
   @Chars(3, 254)
   email!: string;
 
-  @ApiProperty({ format: 'password' })
+  @ApiProperty({ format: 'password', example: 'plum-Orbit-42-lantern' })
   @Chars(1, 1024)
   password!: string;
 }
 
 export class CustomerDto {
-  @ApiProperty({ type: 'integer' }) id!: number;
-  @ApiProperty() name!: string;
-  @ApiProperty() email!: string;
-  @ApiProperty({ type: String, nullable: true }) phone!: string | null;
+  @ApiProperty({ type: 'integer', example: 17 }) id!: number;
+  @ApiProperty({ example: 'Ada Lovelace' }) name!: string;
+  @ApiProperty({ example: 'ada@example.com' }) email!: string;
+  @ApiProperty({ type: String, nullable: true, example: '+1 555 0100' }) phone!: string | null;
   @ApiProperty({
     description:
       'Whether the customer proved the address (verify-email, or support staff). Until then no order is linked to them by email.',
+    example: true,
   })
   email_verified!: boolean;
 }
@@ -55,13 +62,20 @@ export class CustomerDto {
 export class LoginResponseDto {
   @ApiProperty({
     description: 'Customer session token (JWT, typ customer-session+jwt), used as a Bearer token',
+    example:
+      'eyJhbGciOiJFUzI1NiIsInR5cCI6ImN1c3RvbWVyLXNlc3Npb24rand0Iiwia2lkIjoiM3FWN3JRYngifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAi…',
   })
   token!: string;
-  @ApiProperty({ enum: ['Bearer'] }) token_type!: 'Bearer';
-  @ApiProperty({ type: 'integer', description: 'Seconds until the session token expires' })
+  @ApiProperty({ enum: ['Bearer'], example: 'Bearer' }) token_type!: 'Bearer';
+  @ApiProperty({
+    type: 'integer',
+    description: 'Seconds until the session token expires',
+    example: 86400,
+  })
   expires_in!: number;
   @ApiProperty({
     description: 'Granted: customer:read and/or order:read, as far as the app token held them',
+    example: 'customer:read order:read',
   })
   scope!: string;
   @ApiProperty({ type: CustomerDto }) customer!: CustomerDto;

@@ -18,7 +18,11 @@ class OrderEventData {
 }
 
 class OrderStatusChangedData extends OrderEventData {
-  @ApiProperty({ enum: ORDER_STATUSES, description: 'The status before the change' })
+  @ApiProperty({
+    enum: ORDER_STATUSES,
+    description: 'The status before the change',
+    example: 'pending',
+  })
   previous_status!: OrderStatus;
 }
 
@@ -35,9 +39,13 @@ class AppEventData {
 }
 
 class RevokedTokenDto {
-  @ApiProperty({ description: 'The token id (`jti`)' }) id!: string;
-  @ApiProperty() client_id!: string;
-  @ApiProperty({ format: 'date-time' }) revoked_at!: string;
+  @ApiProperty({
+    description: 'The token id (`jti`)',
+    example: '12bdcdde-0c32-44c6-98d6-d0af9eaf9d53',
+  })
+  id!: string;
+  @ApiProperty({ example: 'app_X3qZ6YTWil-WETcK' }) client_id!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z' }) revoked_at!: string;
 }
 
 class TokenRevokedData {
@@ -52,8 +60,8 @@ class EndpointDisabledData {
 function eventSchema(type: EventType, data: Type, description: string): Type {
   class TypedEvent {
     @ApiProperty({ example: 'evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b' }) id!: string;
-    @ApiProperty({ enum: [type] }) type!: EventType;
-    @ApiProperty({ format: 'date-time' }) created_at!: string;
+    @ApiProperty({ enum: [type], example: type }) type!: EventType;
+    @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z' }) created_at!: string;
     @ApiProperty({ type: data, description }) data!: unknown;
   }
   const name = type

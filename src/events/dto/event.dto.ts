@@ -38,8 +38,8 @@ export class EventDto {
     example: 'evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b',
   })
   id!: string;
-  @ApiProperty({ enum: EVENT_TYPES }) type!: EventType;
-  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ enum: EVENT_TYPES, example: 'order.created' }) type!: EventType;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z' }) created_at!: string;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -54,9 +54,11 @@ export class EventPageDto {
   data!: EventDto[];
   @ApiProperty({
     description: 'Where to continue (pass as `after`); returned even when `data` is empty',
+    example: 'ZTEuNDgyMTMuMTIwNw',
   })
   next_cursor!: string;
-  @ApiProperty({ description: 'More events are available now' }) has_more!: boolean;
+  @ApiProperty({ description: 'More events are available now', example: false })
+  has_more!: boolean;
 }
 
 export class OrderEventsDto {

@@ -5,15 +5,15 @@ import { IsMoneyAmount } from '../../common/money.validator.js';
 import { OrderCustomerInput, ShippingAddressInput } from '../../orders/dto/create-order.dto.js';
 
 export class ImportItemInput {
-  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'TSHIRT-BLK-M' })
   @Chars(1, 100)
   sku!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'T-shirt, black, M' })
   @Chars(1, 200)
   name!: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000, example: 3 })
   @IsInt()
   @Min(1)
   @Max(10000)
@@ -30,6 +30,7 @@ export class ImportItemInput {
   @ApiPropertyOptional({
     type: 'integer',
     description: 'Informational; the line is linked to the catalog by sku',
+    example: 1,
   })
   @IsOptional()
   @IsInt()
@@ -44,7 +45,7 @@ export class ImportOrderDto {
   @Matches(/^[a-z0-9_-]{1,50}$/, { message: 'must be 1 to 50 characters of a-z, 0-9, _ and -' })
   marketplace!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'TY-10472285' })
   @Chars(1, 100)
   external_order_id!: string;
 
@@ -65,17 +66,28 @@ export const IMPORT_STATUSES = ['queued', 'processing', 'imported', 'failed'] as
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 
 export class ImportAckDto {
-  @ApiProperty({ enum: ['queued'] }) status!: 'queued';
-  @ApiProperty() external_order_id!: string;
+  @ApiProperty({ enum: ['queued'], example: 'queued' }) status!: 'queued';
+  @ApiProperty({ example: 'TY-10472285' }) external_order_id!: string;
 }
 
 export class ImportStatusDto {
-  @ApiProperty({ enum: IMPORT_STATUSES }) status!: ImportStatus;
-  @ApiProperty() marketplace!: string;
-  @ApiProperty() external_order_id!: string;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The created order once imported' })
+  @ApiProperty({ enum: IMPORT_STATUSES, example: 'imported' }) status!: ImportStatus;
+  @ApiProperty({ example: 'trendyol' }) marketplace!: string;
+  @ApiProperty({ example: 'TY-10472285' }) external_order_id!: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The created order once imported',
+    example: 42,
+  })
   order_id!: number | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Why the last attempt failed' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the last attempt failed',
+    example: 'the order could not be written (database error 40P01)',
+  })
   error!: string | null;
-  @ApiProperty({ type: 'integer', description: 'Processing attempts so far' }) attempts!: number;
+  @ApiProperty({ type: 'integer', description: 'Processing attempts so far', example: 2 })
+  attempts!: number;
 }

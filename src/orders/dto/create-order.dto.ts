@@ -7,6 +7,7 @@ export class OrderCustomerInput {
     type: 'integer',
     description:
       'Links the order to this registered customer of the tenant (else 422 unknown_customer)',
+    example: 17,
   })
   @IsOptional()
   @IsInt()
@@ -14,7 +15,7 @@ export class OrderCustomerInput {
   @Max(Number.MAX_SAFE_INTEGER)
   id?: number;
 
-  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Ada Lovelace' })
   @Chars(1, 200)
   name!: string;
 
@@ -22,49 +23,50 @@ export class OrderCustomerInput {
     format: 'email',
     maxLength: 254,
     description: 'Without `id`, a registered customer with this email (any case) is linked',
+    example: 'ada@example.com',
   })
   @IsEmail()
   @Chars(3, 254)
   email!: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: '+1 555 0100' })
   @IsOptional()
   @Chars(1, 200)
   phone?: string;
 }
 
 export class ShippingAddressInput {
-  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'US' })
   @Chars(1, 200)
   country!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Springfield' })
   @Chars(1, 200)
   city!: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: 'Downtown' })
   @IsOptional()
   @Chars(1, 200)
   district?: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @ApiProperty({ minLength: 1, maxLength: 200, example: '742 Evergreen Terrace' })
   @Chars(1, 200)
   address!: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: '62704' })
   @IsOptional()
   @Chars(1, 200)
   postal_code?: string;
 }
 
 export class OrderItemInput {
-  @ApiProperty({ type: 'integer', minimum: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
   @IsInt()
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   product_id!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000, example: 3 })
   @IsInt()
   @Min(1)
   @Max(10000)

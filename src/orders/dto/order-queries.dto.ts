@@ -162,6 +162,7 @@ export class ChangeStatusDto {
     enum: ORDER_STATUSES,
     description:
       'pending → paid | cancelled; paid → preparing | refunded; preparing → shipped | refunded; shipped → refunded',
+    example: 'paid',
   })
   @IsIn(ORDER_STATUSES)
   status!: OrderStatus;

@@ -7,19 +7,20 @@ export class OrderCustomerDto {
     type: 'integer',
     nullable: true,
     description: 'The linked registered customer, or null',
+    example: 17,
   })
   id!: number | null;
-  @ApiProperty() name!: string;
-  @ApiProperty() email!: string;
-  @ApiProperty({ type: String, nullable: true }) phone!: string | null;
+  @ApiProperty({ example: 'Ada Lovelace' }) name!: string;
+  @ApiProperty({ example: 'ada@example.com' }) email!: string;
+  @ApiProperty({ type: String, nullable: true, example: '+1 555 0100' }) phone!: string | null;
 }
 
 export class ShippingAddressDto {
-  @ApiProperty() country!: string;
-  @ApiProperty() city!: string;
-  @ApiProperty({ type: String, nullable: true }) district!: string | null;
-  @ApiProperty() address!: string;
-  @ApiProperty({ type: String, nullable: true }) postal_code!: string | null;
+  @ApiProperty({ example: 'US' }) country!: string;
+  @ApiProperty({ example: 'Springfield' }) city!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'Downtown' }) district!: string | null;
+  @ApiProperty({ example: '742 Evergreen Terrace' }) address!: string;
+  @ApiProperty({ type: String, nullable: true, example: '62704' }) postal_code!: string | null;
 }
 
 export class OrderItemDto {
@@ -27,29 +28,49 @@ export class OrderItemDto {
     type: 'integer',
     nullable: true,
     description: 'Null for an imported line whose sku is not in the catalog',
+    example: 1,
   })
   product_id!: number | null;
-  @ApiProperty({ type: 'integer' }) quantity!: number;
-  @ApiProperty() sku!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ type: 'integer', example: 3 }) quantity!: number;
+  @ApiProperty({ example: 'TSHIRT-BLK-M' }) sku!: string;
+  @ApiProperty({ example: 'T-shirt, black, M' }) name!: string;
   @ApiProperty({ example: 19.99 }) unit_price!: number;
   @ApiProperty({ description: 'unit_price × quantity, exact', example: 59.97 }) total!: number;
 }
 
 export class OrderDto {
-  @ApiProperty({ type: 'integer' }) id!: number;
-  @ApiProperty({ enum: ORDER_STATUSES }) status!: OrderStatus;
+  @ApiProperty({ type: 'integer', example: 42 }) id!: number;
+  @ApiProperty({ enum: ORDER_STATUSES, example: 'paid' }) status!: OrderStatus;
   @ApiProperty({ description: 'Sum of the line totals, exact, at most 2 decimals', example: 59.97 })
   total!: number;
   @ApiProperty({ example: 'USD' }) currency!: string;
   @ApiProperty({ type: OrderCustomerDto }) customer!: OrderCustomerDto;
   @ApiProperty({ type: ShippingAddressDto }) shipping_address!: ShippingAddressDto;
   @ApiProperty({ type: [OrderItemDto] }) items!: OrderItemDto[];
-  @ApiProperty({ enum: ['api', 'marketplace'] }) source!: 'api' | 'marketplace';
-  @ApiProperty({ type: String, nullable: true }) marketplace!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_order_id!: string | null;
-  @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+  @ApiProperty({ enum: ['api', 'marketplace'], example: 'marketplace' })
+  source!: 'api' | 'marketplace';
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Null unless `source` is marketplace',
+    example: 'trendyol',
+  })
+  marketplace!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Null unless `source` is marketplace',
+    example: 'TY-10472285',
+  })
+  external_order_id!: string | null;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z' }) created_at!: string;
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'Moves on every change of the order: a status change, or its linking to a customer who verified the email',
+    example: '2026-11-23T10:20:00.000Z',
+  })
+  updated_at!: string;
 }
 
 @ApiExtraModels(PageWithCursorMeta, CursorMeta)

@@ -39,35 +39,56 @@ export class CreateWebhookEndpointDto {
   @Chars(1, 2048)
   url!: string;
 
-  @ApiProperty({ enum: EVENT_TYPES, isArray: true, description: TYPES_DOC })
+  @ApiProperty({
+    enum: EVENT_TYPES,
+    isArray: true,
+    description: TYPES_DOC,
+    example: ['order.created', 'order.status_changed'],
+  })
   @EventTypeList()
   event_types!: EventType[];
 
-  @ApiPropertyOptional({ maxLength: 500 })
+  @ApiPropertyOptional({ maxLength: 500, example: 'ERP order sync' })
   @IsOptional()
   @Chars(0, 500)
   description?: string;
 }
 
 export class UpdateWebhookEndpointDto {
-  @ApiPropertyOptional({ maxLength: 2048, description: URL_DOC })
+  @ApiPropertyOptional({
+    maxLength: 2048,
+    description: URL_DOC,
+    example: 'https://erp.example.com/hooks',
+  })
   @IsOptional()
   @Chars(1, 2048)
   url?: string;
 
-  @ApiPropertyOptional({ enum: EVENT_TYPES, isArray: true, description: TYPES_DOC })
+  @ApiPropertyOptional({
+    enum: EVENT_TYPES,
+    isArray: true,
+    description: TYPES_DOC,
+    example: ['order.created', 'order.status_changed'],
+  })
   @IsOptional()
   @EventTypeList()
   event_types?: EventType[];
 
   @ApiPropertyOptional({
     description: 'false pauses deliveries; true resumes them and clears the failure streak',
+    example: true,
   })
   @IsOptional()
   @IsBoolean()
   active?: boolean;
 
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: 500,
+    description: 'null clears it',
+    example: 'ERP order sync',
+  })
   @ValidateIf((_, v) => v !== null)
   @IsOptional()
   @Chars(0, 500)
@@ -75,24 +96,31 @@ export class UpdateWebhookEndpointDto {
 }
 
 export class WebhookEndpointDto {
-  @ApiProperty({ type: 'integer' }) id!: number;
-  @ApiProperty() url!: string;
-  @ApiProperty({ type: String, nullable: true }) description!: string | null;
-  @ApiProperty({ enum: EVENT_TYPES, isArray: true }) event_types!: EventType[];
+  @ApiProperty({ type: 'integer', example: 3 }) id!: number;
+  @ApiProperty({ example: 'https://erp.example.com/hooks' }) url!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'ERP order sync' })
+  description!: string | null;
+  @ApiProperty({
+    enum: EVENT_TYPES,
+    isArray: true,
+    example: ['order.created', 'order.status_changed'],
+  })
+  event_types!: EventType[];
   @ApiProperty({
     description:
       'false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled)',
+    example: true,
   })
   active!: boolean;
-  @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z' }) created_at!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z' }) updated_at!: string;
 }
 
 export class WebhookEndpointWithSecretDto extends WebhookEndpointDto {
   @ApiProperty({
     description:
       'Signing secret (`whsec_` + base64 of 32 random bytes), shown only on creation and rotation; verify deliveries with any Standard Webhooks library',
-    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    example: 'whsec_Ob1SIF0eTZs1j8VezkY19XLfx7aXspH7CNTkJXt/vZA=',
   })
   secret!: string;
 }
@@ -105,18 +133,33 @@ export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 export class WebhookDeliveryDto {
-  @ApiProperty({ type: 'integer' }) id!: number;
-  @ApiProperty({ description: 'Also the `webhook-id` header of every attempt' }) event_id!: string;
-  @ApiProperty({ enum: EVENT_TYPES }) event_type!: EventType;
-  @ApiProperty({ type: 'integer', description: 'Attempts made so far' }) attempts!: number;
-  @ApiProperty({ enum: DELIVERY_STATES }) state!: DeliveryState;
-  @ApiProperty({ type: 'integer', nullable: true }) last_status_code!: number | null;
-  @ApiProperty({ type: String, nullable: true }) last_error!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'integer', example: 1201 }) id!: number;
+  @ApiProperty({
+    description: 'Also the `webhook-id` header of every attempt',
+    example: 'evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b',
+  })
+  event_id!: string;
+  @ApiProperty({ enum: EVENT_TYPES, example: 'order.created' }) event_type!: EventType;
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far', example: 2 })
+  attempts!: number;
+  @ApiProperty({ enum: DELIVERY_STATES, example: 'pending' }) state!: DeliveryState;
+  @ApiProperty({ type: 'integer', nullable: true, example: 503 }) last_status_code!: number | null;
+  @ApiProperty({ type: String, nullable: true, example: 'HTTP 503' }) last_error!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-23T10:15:06.000Z',
+  })
   last_attempt_at!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-23T10:20:06.000Z',
+  })
   next_attempt_at!: string | null;
-  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:15:00.000Z' }) created_at!: string;
 }
 
 export class WebhookDeliveryPageDto {
