@@ -1,6 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as prettier from 'prettier';
 import { CLIENT_SCHEMA_PATH, clientSchemaSource } from './support/client-schema.js';
+import { errorTable, scopeTable, withSection } from './support/readme-tables.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 const update = process.env.UPDATE_OPENAPI === '1';
@@ -33,6 +35,21 @@ describe('OpenAPI document', () => {
 
   it('the typed client types (src/client/schema.ts) match the document', async () => {
     await expectCommitted(CLIENT_SCHEMA_PATH, await clientSchemaSource(document));
+  });
+
+  it('the README’s error and scope tables match the code', async () => {
+    let readme = await readFile('README.md', 'utf8');
+    readme = withSection(readme, 'error-codes', errorTable());
+    readme = withSection(
+      readme,
+      'scopes',
+      scopeTable(document as Parameters<typeof scopeTable>[0]),
+    );
+    const options = await prettier.resolveConfig('README.md');
+    await expectCommitted(
+      'README.md',
+      await prettier.format(readme, { ...options, filepath: 'README.md' }),
+    );
   });
 
   it('reads as integrators’ tools need: described, secured, typed', () => {

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiSecurity, type SecuritySchemeObject } from '@nestjs/swagger';
+import { ApiExtension, ApiSecurity, type SecuritySchemeObject } from '@nestjs/swagger';
 import type { Grant } from '../auth/grants.js';
 import { APP_SCOPES, type Scope } from '../auth/scopes.js';
 
@@ -73,5 +73,10 @@ export function ApiGrants(grants: Grant[]): MethodDecorator & ClassDecorator {
     // One requirement per scope: any one of them admits (scopes in one requirement are ANDed).
     ...appScopes.map((scope) => ApiSecurity(SCHEMES.app, [scope])),
     ...(customer ? [ApiSecurity(SCHEMES.customer)] : []),
+    // Every admitted (token kind, scope), customer sessions included, for tools and the README.
+    ApiExtension(
+      'x-grants',
+      grants.map((g) => ({ token: g.kind === 'app' ? 'app' : 'customer_session', scope: g.scope })),
+    ),
   );
 }
