@@ -172,6 +172,30 @@ describe('typed client (openapi-fetch over the generated types)', () => {
     expect(await tokens.token()).not.toBe(first);
   });
 
+  it('a wrong customer password is answered once: no new token, no second login', async () => {
+    tokenRequests = 0;
+    const logins: string[] = [];
+    const counting = createStorefrontClient({
+      baseUrl,
+      ...credentials,
+      scopes: SCOPES,
+      fetch: (request) => {
+        const path = new URL(request.url).pathname;
+        if (path === '/builders/oauth/token') tokenRequests += 1;
+        if (path === '/v1/customers/login') logins.push(path);
+        return fetch(request);
+      },
+    });
+    await counting.app.GET('/v1/products', { params: { query: {} } });
+    const refused = await counting.app.POST('/v1/customers/login', {
+      body: { email: 'nobody@example.com', password: 'not the password at all' },
+    });
+    expect(refused.response.status).toBe(401);
+    expect(refused.error).toMatchObject({ error: 'invalid_credentials' });
+    expect(logins).toHaveLength(1);
+    expect(tokenRequests).toBe(1);
+  });
+
   it('typed errors: a 404 carries the contract error body', async () => {
     const { app } = client();
     const missing = await app.GET('/v1/orders/{id}', { params: { path: { id: 999_999_999 } } });

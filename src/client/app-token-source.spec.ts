@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { AppTokenSource, TokenRequestError } from './app-token-source.js';
 
@@ -54,17 +55,52 @@ describe('AppTokenSource', () => {
     expect(await source.token()).toBe('t3');
   });
 
-  it('a refusal becomes a TokenRequestError with the OAuth error, and is not cached', async () => {
+  it('a refusal is a TokenRequestError, answered from memory for 30 s, then asked again', async () => {
+    let now = 0;
+    let requests = 0;
     let refuse = true;
-    const fetch = async () =>
-      refuse
+    const fetch = async () => {
+      requests += 1;
+      return refuse
         ? Response.json({ error: 'invalid_client', error_description: 'no' }, { status: 401 })
         : Response.json({ access_token: 'ok', token_type: 'Bearer', expires_in: 3600, scope: '' });
-    const source = new AppTokenSource('http://x/t', credentials, fetch);
+    };
+    const source = new AppTokenSource('http://x/t', credentials, fetch, () => now);
     const error = await source.token().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenRequestError);
     expect(error).toMatchObject({ status: 401, error: 'invalid_client' });
     refuse = false;
+    await expect(source.token()).rejects.toBe(error);
+    expect(requests).toBe(1);
+    now = 30_000;
     expect(await source.token()).toBe('ok');
+    expect(requests).toBe(2);
+  });
+
+  it('a 429 or a body that is not a token is an error, not remembered', async () => {
+    let answer: Response = new Response('<html>', { status: 502 });
+    const source = new AppTokenSource('http://x/t', credentials, async () => answer);
+    await expect(source.token()).rejects.toMatchObject({ status: 502 });
+    answer = Response.json({ error: 'rate_limited' }, { status: 429 });
+    await expect(source.token()).rejects.toMatchObject({ status: 429, error: 'rate_limited' });
+    answer = Response.json({ access_token: 'ok', expires_in: 3600 });
+    expect(await source.token()).toBe('ok');
+  });
+
+  it('a short-lived token is renewed at half its life, not on every call', async () => {
+    let now = 0;
+    const server = tokenServer(60);
+    const source = new AppTokenSource('http://x/t', credentials, server.fetch, () => now);
+    expect(await source.token()).toBe('t1');
+    now = 29_000;
+    expect(await source.token()).toBe('t1');
+    now = 30_000;
+    expect(await source.token()).toBe('t2');
+  });
+
+  it('never shows the secret when printed', () => {
+    const source = new AppTokenSource('http://x/t', credentials, tokenServer().fetch);
+    expect(inspect(source, { depth: 5, showHidden: true })).not.toContain('cs_1');
+    expect(JSON.stringify(source)).not.toContain('cs_1');
   });
 });

@@ -29,9 +29,9 @@ export interface StorefrontClientOptions extends AppCredentials {
 
 /**
  * A typed client of the API for an app: every path, parameter and body is checked against
- * the OpenAPI document at compile time. It fetches and caches the app's token (a refused
- * token is replaced once), and waits out `Retry-After` on 429 and, where repeating is safe,
- * on 503.
+ * the OpenAPI document at compile time. It fetches and caches the app's token (a cached
+ * token the API calls `invalid_token` is replaced once), and waits out `Retry-After` on 429
+ * and, where repeating is safe, on 503.
  *
  * `client.app` calls app routes; `client.asCustomer(session)` calls the customer routes with
  * a session token from `POST /v1/customers/login`.
@@ -40,17 +40,21 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const network: RequestFetch = options.fetch ?? ((request) => fetch(request));
   const send = retryingFetch(network, options.retry);
-  const tokens = new AppTokenSource(`${baseUrl}/builders/oauth/token`, options, send);
+  // Token requests are not retried: a 429 there means this address failed too often.
+  const tokens = new AppTokenSource(`${baseUrl}/builders/oauth/token`, options, network);
 
   const withAppToken: RequestFetch = async (request) => {
-    for (let attempt = 0; ; attempt++) {
+    // Only a token taken from the cache may have died since; a fresh one is not retried.
+    let renewable = tokens.current !== undefined;
+    for (;;) {
       const token = await tokens.token();
       const authorized = new Request(request.clone(), {
         headers: withBearer(request.headers, token),
       });
       const response = await send(authorized);
-      // Revoked or rotated since it was cached: one retry with a new token.
-      if (response.status !== 401 || attempt > 0) return response;
+      if (!renewable || !refusedToken(response)) return response;
+      // Revoked, or the app's credentials changed: one retry with a new token.
+      renewable = false;
       tokens.invalidate(token);
       await response.body?.cancel();
     }
@@ -66,6 +70,14 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
       }),
     tokens,
   };
+}
+
+/** A 401 about the bearer token itself (RFC 6750 `invalid_token`), not e.g. a wrong password. */
+function refusedToken(response: Response): boolean {
+  return (
+    response.status === 401 &&
+    (response.headers.get('www-authenticate') ?? '').includes('error="invalid_token"')
+  );
 }
 
 function withBearer(headers: Headers, token: string): Headers {

@@ -1760,7 +1760,7 @@ export interface components {
     'RateLimit-Policy': string;
     /** @description What is left of that limit: remaining `r` and seconds `t` until the window resets */
     RateLimit: string;
-    /** @description The authentication scheme to use (RFC 6750), with `error="invalid_token"` when a bearer token was sent */
+    /** @description The authentication scheme to use (RFC 6750): `error="invalid_token"` when a bearer token was refused, `error="insufficient_scope", scope="…"` on 403 */
     'WWW-Authenticate': string;
     /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
     'Idempotent-Replayed': 'true';
@@ -1783,10 +1783,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Headers: `Cache-Control: no-store`, `Pragma: no-cache` */
+      /** @description The token; never cached (RFC 6749 5.1) */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': 'no-store';
+          Pragma: 'no-cache';
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -1820,8 +1822,30 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      413: components['responses']['PayloadTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
+      /** @description `payload_too_large`: the body is over 4 KiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unsupported_media_type`: the body is neither JSON nor form-urlencoded */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description `rate_limited`: too many token requests (`Retry-After`) */
       429: {
         headers: {
@@ -1930,6 +1954,8 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description Seconds to wait, when the database is unreachable */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1961,7 +1987,7 @@ export interface operations {
           'application/json': components['schemas']['ProductPageDto'];
         };
       };
-      /** @description `validation_failed`: page or limit out of range or malformed (never clamped) */
+      /** @description `validation_failed`: page or limit out of range or malformed (never clamped); `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1992,6 +2018,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2037,7 +2064,7 @@ export interface operations {
           'application/json': components['schemas']['ProductDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer */
+      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2068,6 +2095,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2149,7 +2177,7 @@ export interface operations {
           'application/json': components['schemas']['OrderPageDto'];
         };
       };
-      /** @description `validation_failed`: a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field) */
+      /** @description `validation_failed`: a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field); `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2180,6 +2208,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2233,7 +2262,7 @@ export interface operations {
           'application/json': components['schemas']['OrderDto'];
         };
       };
-      /** @description `validation_failed`: the body breaks a bound (details name each field) or the Idempotency-Key is malformed */
+      /** @description `validation_failed`: the body breaks a bound (details name each field) or the Idempotency-Key is malformed; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2264,6 +2293,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2335,7 +2365,7 @@ export interface operations {
           'application/json': components['schemas']['OrderDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer */
+      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2366,6 +2396,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2423,7 +2454,7 @@ export interface operations {
           'application/json': components['schemas']['OrderEventsDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer */
+      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2454,6 +2485,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2515,7 +2547,7 @@ export interface operations {
           'application/json': components['schemas']['OrderDto'];
         };
       };
-      /** @description `validation_failed`: id or status malformed */
+      /** @description `validation_failed`: id or status malformed; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2546,6 +2578,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2621,7 +2654,7 @@ export interface operations {
           'application/json': components['schemas']['EventPageDto'];
         };
       };
-      /** @description `validation_failed`: `after` is not a cursor of this feed, `limit` or `types` malformed */
+      /** @description `validation_failed`: `after` is not a cursor of this feed, `limit` or `types` malformed; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2652,6 +2685,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2727,6 +2761,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2776,7 +2811,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointWithSecretDto'];
         };
       };
-      /** @description `validation_failed`: url refused (scheme, credentials, private address), unknown event type, or the app has 20 endpoints already */
+      /** @description `validation_failed`: url refused (scheme, credentials, private address), unknown event type, or the app has 20 endpoints already; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2807,6 +2842,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2854,7 +2890,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer */
+      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2885,6 +2921,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -2941,7 +2978,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `validation_failed`: id is not a positive integer */
+      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2972,6 +3009,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3033,7 +3071,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointDto'];
         };
       };
-      /** @description `validation_failed`: a field is malformed or the url is refused */
+      /** @description `validation_failed`: a field is malformed or the url is refused; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3064,6 +3102,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3123,7 +3162,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointWithSecretDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer */
+      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3154,6 +3193,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3214,7 +3254,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDeliveryPageDto'];
         };
       };
-      /** @description `validation_failed`: id, page or limit malformed */
+      /** @description `validation_failed`: id, page or limit malformed; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3245,6 +3285,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3303,7 +3344,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDeliveryDto'];
         };
       };
-      /** @description `validation_failed`: id or delivery_id is not a positive integer */
+      /** @description `validation_failed`: id or delivery_id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3334,6 +3375,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3396,7 +3438,7 @@ export interface operations {
           'application/json': components['schemas']['CustomerDto'];
         };
       };
-      /** @description `validation_failed`: name, email, phone or password out of bounds; common passwords refused */
+      /** @description `validation_failed`: name, email, phone or password out of bounds; common passwords refused; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3427,6 +3469,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3495,7 +3538,7 @@ export interface operations {
           'application/json': components['schemas']['LoginResponseDto'];
         };
       };
-      /** @description `validation_failed`: email or password missing or malformed */
+      /** @description `validation_failed`: email or password missing or malformed; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3530,6 +3573,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3583,7 +3627,7 @@ export interface operations {
           'application/json': components['schemas']['TicketDto'];
         };
       };
-      /** @description `validation_failed`: type or email malformed */
+      /** @description `validation_failed`: type or email malformed; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3614,6 +3658,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3675,7 +3720,7 @@ export interface operations {
           'application/json': components['schemas']['CustomerDto'];
         };
       };
-      /** @description `validation_failed`: token missing or not a string; `invalid_ticket`: the token is unknown, used, expired, superseded or of another tenant */
+      /** @description `validation_failed`: token missing or not a string; `invalid_ticket`: the token is unknown, used, expired, superseded or of another tenant; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3706,6 +3751,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3755,7 +3801,7 @@ export interface operations {
           'application/json': components['schemas']['CustomerDto'];
         };
       };
-      /** @description `validation_failed`: password breaks the policy, or token missing; `invalid_ticket`: the token is unknown, used, expired, superseded or of another tenant */
+      /** @description `validation_failed`: password breaks the policy, or token missing; `invalid_ticket`: the token is unknown, used, expired, superseded or of another tenant; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3786,6 +3832,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3837,7 +3884,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `validation_failed`: `current_password` is wrong, or `new_password` breaks the policy */
+      /** @description `validation_failed`: `current_password` is wrong, or `new_password` breaks the policy; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3868,6 +3915,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3935,6 +3983,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -3998,6 +4047,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -4059,6 +4109,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -4128,7 +4179,7 @@ export interface operations {
           'application/json': components['schemas']['OrderPageDto'];
         };
       };
-      /** @description `validation_failed`: a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field) */
+      /** @description `validation_failed`: a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field); `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4159,6 +4210,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -4204,7 +4256,7 @@ export interface operations {
           'application/json': components['schemas']['OrderDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer */
+      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4235,6 +4287,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -4290,6 +4343,8 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description The import’s status resource */
+          Location: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
@@ -4303,6 +4358,8 @@ export interface operations {
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description The import’s status resource */
+          Location: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
@@ -4312,7 +4369,7 @@ export interface operations {
           'application/json': components['schemas']['ImportAckDto'];
         };
       };
-      /** @description `validation_failed`: a field breaks a bound, or a line total is not unit_price × quantity (details) */
+      /** @description `validation_failed`: a field breaks a bound, or a line total is not unit_price × quantity (details); `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4343,6 +4400,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {
@@ -4435,6 +4493,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
           [name: string]: unknown;
         };
         content: {

@@ -37,10 +37,24 @@ export class ImportsController {
   @ApiAcceptedResponse({
     type: ImportAckDto,
     description: 'Queued; `Location` is the status resource',
+    headers: {
+      Location: {
+        description: 'The import’s status resource',
+        schema: { type: 'string', example: '/v1/marketplace/orders/import/trendyol/TY-10042' },
+        required: true,
+      },
+    },
   })
   @ApiOkResponse({
     type: ImportStatusDto,
     description: 'Already accepted earlier: its current state',
+    headers: {
+      Location: {
+        description: 'The import’s status resource',
+        schema: { type: 'string', example: '/v1/marketplace/orders/import/trendyol/TY-10042' },
+        required: true,
+      },
+    },
   })
   @ApiErrors({
     ...IDEMPOTENCY_ERRORS,

@@ -37,7 +37,11 @@ export class TokenController {
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({
     type: TokenResponseDto,
-    description: 'Headers: `Cache-Control: no-store`, `Pragma: no-cache`',
+    description: 'The token; never cached (RFC 6749 5.1)',
+    headers: {
+      'Cache-Control': { schema: { type: 'string', enum: ['no-store'] }, required: true },
+      Pragma: { schema: { type: 'string', enum: ['no-cache'] }, required: true },
+    },
   })
   @ApiErrors({
     invalid_request:
@@ -47,6 +51,8 @@ export class TokenController {
     invalid_client:
       'unknown client, wrong secret or inactive app (`WWW-Authenticate: Basic` when Basic was used)',
     rate_limited: 'too many token requests (`Retry-After`)',
+    payload_too_large: 'the body is over 4 KiB',
+    unsupported_media_type: 'the body is neither JSON nor form-urlencoded',
   })
   async token(
     @Body(validated) body: unknown,

@@ -51,7 +51,7 @@ const HEADERS: Record<string, HeaderObject> = {
   },
   'WWW-Authenticate': {
     description:
-      'The authentication scheme to use (RFC 6750), with `error="invalid_token"` when a bearer token was sent',
+      'The authentication scheme to use (RFC 6750): `error="invalid_token"` when a bearer token was refused, `error="insufficient_scope", scope="…"` on 403',
     schema: { type: 'string', example: 'Bearer realm="api", error="invalid_token"' },
   },
   'Idempotent-Replayed': {
@@ -120,11 +120,26 @@ const SHARED_RESPONSES: Record<string, ResponseObject> = {
   },
 };
 
+/** A route's own 400 also covers the refusals before validation: malformed JSON or URL. */
+function addInvalidRequest(response: ResponseObject): void {
+  if (response.description.includes('`invalid_request`')) return;
+  response.description += '; `invalid_request`: malformed JSON body or URL';
+  const media = response.content?.['application/json'];
+  if (media?.examples && !('invalid_request' in media.examples)) {
+    media.examples.invalid_request = {
+      summary: 'invalid_request',
+      value: { error: 'invalid_request', error_description: 'Request body is not valid JSON' },
+    };
+  }
+}
+
 function applyToOperation(operation: OperationObject): void {
   operation.security ??= [];
   const responses = operation.responses;
-  // Any request can be refused here; routes with parameters or a body describe their own 400.
-  responses['400'] ??= { $ref: '#/components/responses/BadRequest' };
+  // Any request can be refused here: a malformed URL or body, or no Host header.
+  const own400 = responses['400'];
+  if (own400 && !('$ref' in own400)) addInvalidRequest(own400);
+  else responses['400'] ??= { $ref: '#/components/responses/BadRequest' };
   if (operation.requestBody) {
     responses['413'] ??= { $ref: '#/components/responses/PayloadTooLarge' };
     responses['415'] ??= { $ref: '#/components/responses/UnsupportedMediaType' };
@@ -146,7 +161,12 @@ function applyToOperation(operation: OperationObject): void {
       headers.RateLimit = ref('RateLimit');
     }
     if (status === '429') headers['Retry-After'] = ref('Retry-After');
-    if (status === '401') headers['WWW-Authenticate'] = ref('WWW-Authenticate');
+    if (status === '401' || status === '403') {
+      headers['WWW-Authenticate'] = ref('WWW-Authenticate');
+    }
+    // The database-down 503 says when to come back (the shared one documents it already).
+    if (status === '503')
+      headers['Retry-After'] ??= SHARED_RESPONSES.Unavailable.headers!['Retry-After'];
     if (idempotent && status.startsWith('2')) {
       headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
     }
