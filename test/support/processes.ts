@@ -21,15 +21,24 @@ export interface ServerProcess {
 
 /** Starts `node dist/src/main.js` and resolves once it logs that it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = Number(env.PORT ?? (await freePort()));
   // info at least: the helper waits for the "listening" line.
   const level = env.LOG_LEVEL === 'debug' ? 'debug' : 'info';
-  return startProcess(
-    'dist/src/main.js',
-    { ...env, LOG_LEVEL: level, PORT: String(port) },
-    '"msg":"listening on',
-    port,
-  );
+  for (let attempt = 1; ; attempt++) {
+    const port = Number(env.PORT ?? (await freePort()));
+    try {
+      return await startProcess(
+        'dist/src/main.js',
+        { ...env, LOG_LEVEL: level, PORT: String(port) },
+        '"msg":"listening on',
+        port,
+      );
+    } catch (error) {
+      // The picked port was free when probed; another spec's listen(0) may take it before
+      // the child binds it. Only a port we picked is tried again.
+      const taken = error instanceof Error && error.message.includes('EADDRINUSE');
+      if (!taken || env.PORT !== undefined || attempt === 3) throw error;
+    }
+  }
 }
 
 /** Starts `node dist/src/worker.js` (import workers only) and resolves once it runs. */
