@@ -30,6 +30,16 @@ describe('error layer', () => {
     });
   });
 
+  it('a method the path does not have → 404 not_found, not 405', async () => {
+    const res = await t.http.delete('/v1/products');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({
+      error: 'not_found',
+      error_description: 'No route matches DELETE /v1/products',
+    });
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
   it('malformed JSON → 400 invalid_request', async () => {
     const res = await t.http
       .post('/__probe/echo')

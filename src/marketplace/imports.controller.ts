@@ -16,6 +16,15 @@ import { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-orde
 import { ImportsService } from './imports.service.js';
 import { validated } from '../common/http/validated.js';
 
+/** Both answers of an import point at its status resource. */
+const STATUS_LOCATION = {
+  Location: {
+    description: 'The import’s status resource',
+    schema: { type: 'string', example: '/v1/marketplace/orders/import/trendyol/TY-10042' },
+    required: true,
+  },
+};
+
 @ApiTags('marketplace')
 @Controller('v1/marketplace/orders/import')
 @Authenticated(appScope('marketplace:import'))
@@ -37,24 +46,12 @@ export class ImportsController {
   @ApiAcceptedResponse({
     type: ImportAckDto,
     description: 'Queued; `Location` is the status resource',
-    headers: {
-      Location: {
-        description: 'The import’s status resource',
-        schema: { type: 'string', example: '/v1/marketplace/orders/import/trendyol/TY-10042' },
-        required: true,
-      },
-    },
+    headers: STATUS_LOCATION,
   })
   @ApiOkResponse({
     type: ImportStatusDto,
     description: 'Already accepted earlier: its current state',
-    headers: {
-      Location: {
-        description: 'The import’s status resource',
-        schema: { type: 'string', example: '/v1/marketplace/orders/import/trendyol/TY-10042' },
-        required: true,
-      },
-    },
+    headers: STATUS_LOCATION,
   })
   @ApiErrors({
     ...IDEMPOTENCY_ERRORS,

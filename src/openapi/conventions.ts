@@ -61,6 +61,12 @@ const HEADERS: Record<string, HeaderObject> = {
   },
 };
 
+/** Sent with a 503 when the database is unreachable, not when the instance shuts down. */
+const DATABASE_RETRY_AFTER: HeaderObject = {
+  description: 'Seconds to wait, when the database is unreachable',
+  schema: { type: 'integer', minimum: 1, example: 5 },
+};
+
 const errorContent = (example: { error: string; error_description: string }) => ({
   'application/json': {
     schema: { $ref: '#/components/schemas/ErrorResponseDto' },
@@ -108,10 +114,7 @@ const SHARED_RESPONSES: Record<string, ResponseObject> = {
       '`unavailable`: the database is unreachable (with `Retry-After`) or this instance is shutting down',
     headers: {
       'X-Request-Id': ref('X-Request-Id'),
-      'Retry-After': {
-        description: 'Seconds to wait, when the database is unreachable',
-        schema: { type: 'integer', minimum: 1, example: 5 },
-      },
+      'Retry-After': DATABASE_RETRY_AFTER,
     },
     content: errorContent({
       error: 'unavailable',
@@ -164,9 +167,7 @@ function applyToOperation(operation: OperationObject): void {
     if (status === '401' || status === '403') {
       headers['WWW-Authenticate'] = ref('WWW-Authenticate');
     }
-    // The database-down 503 says when to come back (the shared one documents it already).
-    if (status === '503')
-      headers['Retry-After'] ??= SHARED_RESPONSES.Unavailable.headers!['Retry-After'];
+    if (status === '503') headers['Retry-After'] ??= DATABASE_RETRY_AFTER;
     if (idempotent && status.startsWith('2')) {
       headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
     }

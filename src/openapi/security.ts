@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiSecurity, type SecuritySchemeObject } from '@nestjs/swagger';
 import type { Grant } from '../auth/grants.js';
 import { APP_SCOPES, type Scope } from '../auth/scopes.js';
+import { TOKEN_PATH } from '../common/http/media-type.hook.js';
 
 /** Security scheme names of the OpenAPI document. */
 export const SCHEMES = {
@@ -26,8 +27,6 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'webhooks:write': 'Create, change and delete webhook endpoints, rotate secrets, redeliver',
 };
 
-export const TOKEN_URL = '/builders/oauth/token';
-
 export const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   [SCHEMES.app]: {
     type: 'oauth2',
@@ -36,7 +35,8 @@ export const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
       'scopes approved for the app are granted.',
     flows: {
       clientCredentials: {
-        tokenUrl: TOKEN_URL,
+        // Relative to the server, like every URL of the document.
+        tokenUrl: TOKEN_PATH,
         scopes: Object.fromEntries(APP_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]])),
       },
     },
@@ -76,7 +76,7 @@ export function ApiGrants(grants: Grant[]): MethodDecorator & ClassDecorator {
     // Every admitted (token kind, scope), customer sessions included, for tools and the README.
     ApiExtension(
       'x-grants',
-      grants.map((g) => ({ token: g.kind === 'app' ? 'app' : 'customer_session', scope: g.scope })),
+      grants.map((g) => ({ token: g.kind === 'app' ? 'app' : SCHEMES.customer, scope: g.scope })),
     ),
   );
 }

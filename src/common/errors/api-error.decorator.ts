@@ -49,7 +49,7 @@ export function ApiErrors(
   );
 }
 
-/** "token missing, …" → "Token missing, …." for an example error_description. */
+/** "`x` is missing" → "x is missing": a route's error text as an example error_description. */
 function sentence(text: string): string {
   const plain = text.replace(/`/g, '');
   return `${plain.charAt(0).toUpperCase()}${plain.slice(1)}`;
