@@ -109,7 +109,7 @@ export async function createHttpApp({
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register({ config, databaseUrl }, [
+    AppModule.register({ config, databaseUrl, serving: true }, [
       MetricsModule.register(metrics),
       ...(imports ?? []),
     ]),

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadAppConfig } from './config/app-config.js';
 import { createLogger, stdoutDestination } from './common/logging/logger.js';
 import { handleShutdownSignals } from './common/shutdown-signals.js';
+import { installFaultPolicy } from './common/process-faults.js';
 import { openDatabaseServer } from './database/database-server.js';
 import { createHttpApp } from './http-app.js';
 import { DemoSeedService, demoBanner } from './seed/demo-seed.service.js';
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadAppConfig();
   const logger = createLogger(config.LOG_LEVEL, stdoutDestination());
+  installFaultPolicy(logger);
   const database = await openDatabaseServer(config, (m) => logger.info(m));
   const app = await createHttpApp({ config, databaseUrl: database.url, logger }).catch(
     async (e: unknown) => {

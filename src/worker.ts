@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { createLogger, stdoutDestination } from './common/logging/logger.js';
 import { handleShutdownSignals } from './common/shutdown-signals.js';
+import { installFaultPolicy } from './common/process-faults.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { ConfigError, loadAppConfig } from './config/app-config.js';
 import { openDatabaseServer } from './database/database-server.js';
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadAppConfig({ ...process.env, WORKER: 'on' });
   const logger = createLogger(config.LOG_LEVEL, stdoutDestination());
+  installFaultPolicy(logger);
   const database = await openDatabaseServer(config, (m) => logger.info(m));
   const app = await NestFactory.createApplicationContext(
     WorkerModule.register({ config, databaseUrl: database.url }),

@@ -1,6 +1,6 @@
-import { DataSource, type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Transactions } from '../src/common/transactions.js';
+import { Transactions, UnitOfWorkEndedError } from '../src/common/transactions.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { createTestDatabase } from './support/test-database.js';
 
@@ -77,7 +77,7 @@ describe('Transactions (the ambient unit of work)', () => {
       }),
     ).rejects.toThrow('one branch failed');
     siblingMayGoOn.open();
-    await expect(sibling).rejects.toThrow(QueryRunnerAlreadyReleasedError);
+    await expect(sibling).rejects.toThrow(UnitOfWorkEndedError);
     await expect(transactions.run(() => Promise.resolve())).resolves.toBeUndefined();
     expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_leftover')).toEqual([
       { n: 0 },

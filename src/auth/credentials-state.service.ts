@@ -4,8 +4,10 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { BACKGROUND_DATA_SOURCE } from '../common/background-transactions.js';
 import { CREDENTIALS_CHANNEL, type CredentialsEvent } from './credentials-events.js';
 
 export interface AppCredentials {
@@ -38,6 +40,11 @@ const HEARTBEAT_TIMEOUT_MS = 2_000;
  * database until the connection is back and the cache reloaded. A periodic reconciliation
  * bounds any other way of missing an event. A generation counter stops a load that started
  * before an invalidation from writing stale data after it.
+ *
+ * Trust is tied to one connection: `listener` is the connection being set up or in use, and
+ * the cache is trusted only once that very connection LISTENs and a reload that began after
+ * it did has finished. A connection lost at any step (even mid-reload) leaves the cache
+ * distrusted and schedules exactly one reconnect.
  */
 @Injectable()
 export class CredentialsState implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -51,11 +58,21 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   /** Database time of the last load of revocations; undefined: load them all next time. */
   private loadedUpTo?: Date;
   private trusted = false;
+  /** The LISTEN connection being set up or in use; undefined while none is. */
   private listener?: pg.Client;
+  /** Whether `listener` has completed LISTEN (events are flowing to us). */
+  private listening = false;
+  /** Counts losses of trust: a reload that began before one must not set `loadedUpTo`. */
+  private distrusts = 0;
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    /** The request pool: per-request checks while the cache is not trusted. */
+    private readonly dataSource: DataSource,
+    /** The background pool: reloads, so a flood of requests never delays one. */
+    @InjectDataSource(BACKGROUND_DATA_SOURCE) private readonly background: DataSource,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.listen();
@@ -150,20 +167,24 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     client.on('notification', (message) => this.onNotification(message.payload));
     client.on('error', () => this.onListenerLost(client));
     client.on('end', () => this.onListenerLost(client));
+    // Claimed before the first await: a loss at any later step is this connection's loss.
+    this.listener = client;
     try {
       await client.connect();
       await client.query(`LISTEN ${CREDENTIALS_CHANNEL}`);
-      this.listener = client;
+      if (this.listener !== client) return; // lost meanwhile; a reconnect is scheduled
+      this.listening = true;
       // Listening first, then loading: nothing can change unseen in between.
       await this.reload();
-      this.trusted = true;
+      // Lost during the reload: stays distrusted (the reconnect already scheduled reloads).
+      if (this.listener === client) this.trusted = true;
     } catch (error) {
       this.logger.warn(
         { err: error },
         'credentials listener unavailable; checking the database per request',
       );
-      await client.end().catch(() => undefined);
-      this.scheduleReconnect();
+      this.onListenerLost(client);
+      void client.end().catch(() => undefined);
     }
   }
 
@@ -180,6 +201,7 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   private onListenerLost(client: pg.Client): void {
     if (this.listener !== client) return;
     this.listener = undefined;
+    this.listening = false;
     this.distrust();
     if (!this.stopped) {
       this.logger.warn(
@@ -222,6 +244,7 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   private distrust(): void {
     this.trusted = false;
     this.generation++;
+    this.distrusts++;
     // Events may have been missed: the next load is a full one.
     this.loadedUpTo = undefined;
   }
@@ -235,9 +258,12 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
 
   /** Reloads everything cached (every RECONCILE_MS; tests call it directly). */
   async refresh(): Promise<void> {
+    // Only a connection that listened before the reload began and still does makes the
+    // cache trustworthy: an event sent before LISTEN took effect may be missing from it.
+    const listener = this.listening ? this.listener : undefined;
     try {
       await this.reload();
-      this.trusted = this.listener !== undefined;
+      this.trusted = listener !== undefined && this.listener === listener && this.listening;
     } catch {
       this.distrust();
     }
@@ -251,12 +277,13 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
    * forgotten (an expired token fails its own check), so the sets do not grow without end.
    */
   private async reload(): Promise<void> {
+    const distrusts = this.distrusts;
     this.generation++;
     this.apps.clear();
     this.appIdsByClientId.clear();
     const since = this.loadedUpTo ? new Date(this.loadedUpTo.getTime() - 60_000) : null;
     const revokedSince = (table: string, id: string) =>
-      this.dataSource.query<Array<{ id: string; expires_at: Date }>>(
+      this.background.query<Array<{ id: string; expires_at: Date }>>(
         `SELECT ${id} AS id, expires_at FROM ${table}
          WHERE revoked_at IS NOT NULL AND expires_at > now()
            AND ($1::timestamptz IS NULL OR revoked_at >= $1)`,
@@ -265,13 +292,14 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     const [tokens, sessions, [clock]] = await Promise.all([
       revokedSince('app_tokens', 'jti'),
       revokedSince('customer_sessions', 'id'),
-      this.dataSource.query<Array<{ now: Date }>>('SELECT now() AS now'),
+      this.background.query<Array<{ now: Date }>>('SELECT now() AS now'),
     ]);
     for (const { id, expires_at } of tokens) this.revokedTokens.set(id, expires_at.getTime());
     for (const { id, expires_at } of sessions) this.revokedSessions.set(id, expires_at.getTime());
     pruneExpired(this.revokedTokens);
     pruneExpired(this.revokedSessions);
-    this.loadedUpTo = clock.now;
+    // Trust was lost while this ran: events may have been missed, so the next load is full.
+    if (distrusts === this.distrusts) this.loadedUpTo = clock.now;
   }
 }
 

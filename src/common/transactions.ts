@@ -1,6 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * Work that a unit of work left running past its end touched the database. A bug of ours,
+ * never a lost connection: its own class, so that it stays a loud 500 while TypeORM's
+ * "query runner already released" (a connection lost mid-unit) means the database is away.
+ */
+export class UnitOfWorkEndedError extends Error {
+  constructor() {
+    super('the unit of work this work belongs to has already ended');
+    this.name = 'UnitOfWorkEndedError';
+  }
+}
 
 /** A unit of work: its transaction, open until its work has settled. */
 interface Unit {
@@ -64,7 +76,7 @@ export class Transactions {
    */
   private openUnit(): Unit | undefined {
     const unit = this.ambient.getStore();
-    if (unit && !unit.open) throw new QueryRunnerAlreadyReleasedError();
+    if (unit && !unit.open) throw new UnitOfWorkEndedError();
     return unit;
   }
 }

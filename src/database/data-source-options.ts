@@ -1,8 +1,28 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities.js';
+import { GuardedClient } from './guarded-client.js';
 import { MIGRATIONS } from './migrations/index.js';
 
-export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+export interface PoolOptions {
+  /** Connections at most. */
+  size: number;
+  /** Server-side deadline of every statement (0: none, as for migrations and the CLI). */
+  statementTimeoutMs?: number;
+  /** How long a query waits for a free connection before it fails (503). */
+  acquireTimeoutMs?: number;
+  /** Names the pool in pg_stat_activity. */
+  applicationName?: string;
+}
+
+/**
+ * A transaction left open and idle (a bug, a client gone mid-unit) holds its locks and its
+ * connection; PostgreSQL ends it after this long.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
+export function dataSourceOptions(url: string, pool: number | PoolOptions = 10): DataSourceOptions {
+  const { size, statementTimeoutMs, acquireTimeoutMs, applicationName } =
+    typeof pool === 'number' ? { size: pool } : pool;
   return {
     type: 'postgres',
     url,
@@ -15,9 +35,13 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     parseInt8: true,
     logging: false,
     extra: {
-      max: poolSize,
-      application_name: 'storefront',
-      connectionTimeoutMillis: 5_000,
+      max: size,
+      application_name: applicationName ?? 'storefront',
+      connectionTimeoutMillis: acquireTimeoutMs ?? 5_000,
+      // Sent at connection start-up: no statement of this pool runs past it, at no cost per query.
+      ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      Client: GuardedClient,
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor.js';
 
 /** Any constant shared by every instance; only one of them migrates at a time. */
 const MIGRATION_LOCK = 7_240_001;
@@ -6,16 +7,23 @@ const MIGRATION_LOCK = 7_240_001;
 /**
  * Applies pending migrations under a session advisory lock, so instances starting together
  * against one database take turns instead of racing; the later ones find nothing to do.
+ * They run on the lock's own connection with no statement deadline: the request pool's
+ * deadline is for requests, and an index build on a large table may take longer.
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
+    await runner.query('SET statement_timeout = 0');
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    const applied = await executor.executePendingMigrations();
     return applied.map((m) => m.name);
   } finally {
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    // A session setting must not go back to the pool with the connection.
+    await runner.query('RESET statement_timeout').catch(() => undefined);
     await runner.release();
   }
 }

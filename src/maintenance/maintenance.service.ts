@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue, MAINTENANCE_QUEUE } from '../queue/job-queue.service.js';
 import { purgeExpiredEvents } from '../events/event-retention.js';
@@ -21,7 +21,7 @@ export class Maintenance implements OnApplicationBootstrap {
 
   constructor(
     private readonly queue: JobQueue,
-    private readonly transactions: Transactions,
+    private readonly transactions: BackgroundTransactions,
     private readonly config: AppConfig,
     private readonly webhooks: WebhookRecovery,
   ) {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppError } from '../common/errors/app-error.js';
 import { toMinorUnits } from '../common/money.js';
 import { EventLog } from '../events/event-log.js';
@@ -19,7 +19,7 @@ import { ImportsRepository } from './imports.repository.js';
 @Injectable()
 export class ImportProcessor {
   constructor(
-    private readonly transactions: Transactions,
+    private readonly transactions: BackgroundTransactions,
     private readonly imports: ImportsRepository,
     private readonly writer: OrderWriter,
     private readonly events: EventLog,

@@ -8,7 +8,8 @@ import { ImportProcessor, publicReason } from './import-processor.service.js';
 /**
  * Pulls import jobs: WORKER_CONCURRENCY pollers per process, IMPORT_BATCH_SIZE jobs each.
  * Jobs are failed one by one (pg-boss then retries with backoff); the rest of the batch
- * completes. After the last retry the import is marked `failed` with the reason.
+ * completes. After the last retry the import is marked `failed` with the reason. The handler
+ * never throws: its own error handling failing (the database gone) is logged, not raised.
  */
 @Injectable()
 export class ImportWorker implements OnApplicationBootstrap {
@@ -56,9 +57,19 @@ export class ImportWorker implements OnApplicationBootstrap {
         { err: error, importId: job.data.importId, attempt: job.retryCount + 1, final },
         'import attempt failed',
       );
-      await this.processor.recordFailure(job.data, error, final).catch(() => undefined);
+      // With the database down, neither of these may end the handler (or the process): the
+      // attempt then stays active, expires (IMPORT_JOB_TIMEOUT_SECONDS) and is retried.
+      await this.processor
+        .recordFailure(job.data, error, final)
+        .catch((e: unknown) =>
+          this.logger.warn({ err: e, importId: job.data.importId }, 'import failure not recorded'),
+        );
       // pg-boss keeps this in its own table: the public reason, never a driver message.
-      await this.queue.boss.fail(IMPORT_QUEUE, job.id, { message: publicReason(error) });
+      await this.queue.boss
+        .fail(IMPORT_QUEUE, job.id, { message: publicReason(error) })
+        .catch((e: unknown) =>
+          this.logger.warn({ err: e, importId: job.data.importId }, 'import retry not scheduled'),
+        );
     }
   }
 }

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { processFaults } from '../common/process-faults.js';
 
 /**
  * One registry per application (not prom-client's global one, so that several apps in one
@@ -16,6 +17,17 @@ export class HttpMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    new Counter({
+      name: 'process_unhandled_faults_total',
+      help: 'Errors no code handled: rejected promises nobody awaited, uncaught exceptions',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ kind: 'unhandled_rejection' }, processFaults.unhandledRejections);
+        this.inc({ kind: 'uncaught_exception' }, processFaults.uncaughtExceptions);
+      },
+    });
   }
 
   /** `route` is the template (`/v1/orders/:id`), never the raw URL: bounded label values. */

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { PeriodicRun } from '../common/periodic-run.js';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { COMPACT_COUNTS_SQL } from './order-counts.js';
 
 /** How often pending deltas are folded; a total reads at most this much of them per key. */
@@ -29,7 +29,7 @@ export class OrderCountsCompactor implements OnApplicationBootstrap, BeforeAppli
     (error) => this.logger.warn({ err: error }, 'order count compaction failed'),
   );
 
-  constructor(private readonly transactions: Transactions) {}
+  constructor(private readonly transactions: BackgroundTransactions) {}
 
   onApplicationBootstrap(): void {
     this.periodic.start();

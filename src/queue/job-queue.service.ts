@@ -8,6 +8,7 @@ import PgBoss from 'pg-boss';
 import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { BossDatabase } from './boss-database.js';
 
 export const IMPORT_QUEUE = 'marketplace-import';
 export const MAINTENANCE_QUEUE = 'maintenance';
@@ -23,15 +24,20 @@ const QUEUE_SETUP_LOCK = 7_240_003;
 export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('JobQueue');
   readonly boss: PgBoss;
+  private readonly database: BossDatabase;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
   ) {
+    this.database = new BossDatabase(
+      (dataSource.options as { url: string }).url,
+      4,
+      (error, what) => this.logger.warn({ err: error }, `job queue: ${what}`),
+    );
     this.boss = new PgBoss({
-      connectionString: (dataSource.options as { url: string }).url,
-      application_name: 'storefront-queue',
-      max: 4,
+      db: this.database,
+      schema: this.database.schema,
       // Maintenance moves attempts that outlived IMPORT_JOB_TIMEOUT_SECONDS back to retry.
       maintenanceIntervalSeconds: 5,
     });
@@ -69,7 +75,18 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Before the database pool closes: lets the jobs in hand finish, then closes pg-boss. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.boss.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
+    try {
+      await this.boss.stop({
+        graceful: true,
+        wait: true,
+        timeout: this.config.SHUTDOWN_TIMEOUT_MS,
+      });
+    } catch (error) {
+      // The database went away during shutdown: unfinished jobs expire and are retried.
+      this.logger.warn({ err: error }, 'job queue did not stop cleanly');
+    } finally {
+      await this.database.close();
+    }
   }
 
   /** Enqueues in the given transaction: committed together or not at all. */

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { AppError, type ErrorDetail } from './app-error.js';
 import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
 
@@ -87,6 +88,16 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
       headers: { 'retry-after': '5' },
     });
   }
+  // 57014: the statement ran past the request pool's deadline (DB_STATEMENT_TIMEOUT_MS) and
+  // PostgreSQL cancelled it; its transaction rolled back, nothing is held or half-written.
+  if (sqlState === '57014') {
+    return respond(
+      'unavailable',
+      'The request took longer than its database deadline and was cancelled; narrow it ' +
+        '(a time range, a status, cursor mode instead of a deep page) or retry later',
+      { headers: { 'retry-after': '5' } },
+    );
+  }
   const response = respond('internal_error', 'An unexpected error occurred', { requestId });
   return { ...response, unexpected: true };
 }
@@ -134,6 +145,15 @@ function pgCode(error: unknown): string | undefined {
 
 function isDatabaseDown(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  // TypeORM releases a unit's connection when the server ends it (a restart, a failover);
+  // the unit's next statement then finds it released. Leftover work of ours that outlived
+  // its unit has its own error (UnitOfWorkEndedError) and stays a 500.
+  if (
+    error instanceof QueryRunnerAlreadyReleasedError ||
+    error instanceof QueryRunnerProviderAlreadyReleasedError
+  ) {
+    return true;
+  }
   const code = (error as Error & { code?: string }).code;
   if (code && (DATABASE_DOWN.has(code) || code.startsWith('08'))) return true;
   return /Connection terminated|timeout exceeded when trying to connect/.test(error.message);

@@ -4,7 +4,9 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { BACKGROUND_DATA_SOURCE } from '../background-transactions.js';
 import { rateLimited, rateLimitHeaders, type RateLimitRule } from './rate-limit-rule.js';
 
 /** How often each instance adds its hits to the shared counters and reads the totals back. */
@@ -36,7 +38,8 @@ export class SyncedRateLimiter implements OnApplicationBootstrap, BeforeApplicat
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
 
-  constructor(private readonly dataSource: DataSource) {}
+  // The background pool: a flood of requests must not keep the limits from syncing.
+  constructor(@InjectDataSource(BACKGROUND_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.tick(), SYNC_INTERVAL_MS);
