@@ -80,6 +80,24 @@ export class AppConfig {
   @Max(200)
   DB_POOL_SIZE = 10;
 
+  /**
+   * Deadline of every statement a request runs (PostgreSQL's statement_timeout on the
+   * request pool): a statement past it is cancelled and the request answers 503. Long enough
+   * for the slowest list the API allows; background work and the CLI have none.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DB_STATEMENT_TIMEOUT_MS = 5_000;
+
+  /** Connections for background work (jobs, webhook dispatch, counters, limits sync). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(2)
+  @Max(100)
+  DB_BACKGROUND_POOL_SIZE = 6;
+
   /** Whole-request deadline; slow or stuck clients are cut off after it. */
   @Transform(toInteger)
   @IsInt()
