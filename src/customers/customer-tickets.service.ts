@@ -88,7 +88,7 @@ export class CustomerTickets {
       tokenHash,
     );
     if (valid === undefined) throw invalidTicket();
-    const passwordHash = await this.passwords.hash(ctx.appId, password);
+    const passwordHash = await this.passwords.hash(ctx, password);
     const customer = await this.transactions.run(async (m) => {
       const customerId = await this.tickets.redeem(m, ctx.tenantId, 'password_reset', tokenHash);
       if (customerId === undefined) throw invalidTicket();

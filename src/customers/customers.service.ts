@@ -20,7 +20,7 @@ import type {
 } from './dto/customer.dto.js';
 import type { ChangePasswordDto } from './dto/ticket.dto.js';
 import { emailKey, loginLimits } from './login-limits.js';
-import { PasswordWork } from './password-work.service.js';
+import { PasswordWork, SERVICE_WORK } from './password-work.service.js';
 
 /** The scopes a session can carry; it gets those the logging-in app token holds. */
 const SESSION_SCOPES = ['customer:read', 'order:read'];
@@ -53,7 +53,7 @@ export class CustomersService implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    this.dummyHash = await this.passwords.hash(0, randomUUID());
+    this.dummyHash = await this.passwords.hash(SERVICE_WORK, randomUUID());
   }
 
   /**
@@ -70,7 +70,7 @@ export class CustomersService implements OnModuleInit {
     }
     const m = this.transactions.manager;
     if (await this.customers.byEmail(m, ctx.tenantId, dto.email)) throw emailTaken();
-    const passwordHash = await this.passwords.hash(ctx.appId, dto.password);
+    const passwordHash = await this.passwords.hash(ctx, dto.password);
     return this.transactions.run(async (tx) => {
       const row = await this.customers.insert(tx, ctx.tenantId, {
         name: dto.name,
@@ -116,7 +116,7 @@ export class CustomersService implements OnModuleInit {
     let valid: boolean;
     try {
       valid = await this.passwords.verify(
-        ctx.appId,
+        ctx,
         lookup.customer?.password_hash ?? this.dummyHash,
         dto.password,
       );
@@ -155,7 +155,7 @@ export class CustomersService implements OnModuleInit {
     await this.reserveAll(reservation);
     let valid: boolean;
     try {
-      valid = await this.passwords.verify(ctx.appId, customer.password_hash, dto.current_password);
+      valid = await this.passwords.verify(ctx, customer.password_hash, dto.current_password);
     } catch (error) {
       await this.refundAll(reservation);
       throw error;
@@ -166,7 +166,7 @@ export class CustomersService implements OnModuleInit {
       });
     }
     await this.refundAll(reservation);
-    const passwordHash = await this.passwords.hash(ctx.appId, dto.new_password);
+    const passwordHash = await this.passwords.hash(ctx, dto.new_password);
     await this.transactions.run(async (m) => {
       // A reset or logout-all may have committed while the passwords were hashed: this
       // session must still be live and the password still the one verified, or nothing.
@@ -218,7 +218,7 @@ export class CustomersService implements OnModuleInit {
     const m = this.transactions.manager;
     let passwordHash = customer.password_hash;
     if (this.passwords.needsRehash(passwordHash)) {
-      const stronger = await this.passwords.hash(ctx.appId, password);
+      const stronger = await this.passwords.hash(ctx, password);
       if (
         await this.customers.replacePasswordHash(
           m,

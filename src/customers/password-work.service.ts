@@ -1,56 +1,40 @@
 import { Injectable } from '@nestjs/common';
 import { rateLimited } from '../common/rate-limit/rate-limit-rule.js';
-import { WorkQueue } from '../common/work-queue.js';
+import { FairWorkQueue, type WorkOwner, type WorkShares } from '../common/work-queue.js';
 import { AppConfig } from '../config/app-config.js';
 import { PasswordHasher } from './password-hasher.js';
 
 /** Queued argon2 jobs per lane beyond those running; more are refused with 429 at once. */
 const MAX_WAITING_VERIFY = 64;
 const MAX_WAITING_HASH = 16;
-/** One app's share of a lane (running + waiting): five apps are needed to fill one. */
-const PER_APP_VERIFY = 16;
-const PER_APP_HASH = 4;
 
-/** A bounded lane where no single app may hold more than its share. */
-class FairLane {
-  private readonly queue: WorkQueue;
-  private readonly inFlight = new Map<number, number>();
+/** The service's own work (the dummy hash at start-up): an owner no tenant or app shares. */
+export const SERVICE_WORK: WorkOwner = { tenantId: 0, appId: 0 };
 
-  constructor(
-    concurrency: number,
-    maxWaiting: number,
-    private readonly perApp: number,
-    private readonly busy: () => Error,
-  ) {
-    this.queue = new WorkQueue(concurrency, maxWaiting, busy);
-  }
-
-  async run<T>(appId: number, task: () => Promise<T>): Promise<T> {
-    const held = this.inFlight.get(appId) ?? 0;
-    if (held >= this.perApp) throw this.busy();
-    this.inFlight.set(appId, held + 1);
-    try {
-      return await this.queue.run(task);
-    } finally {
-      const left = (this.inFlight.get(appId) ?? 1) - 1;
-      if (left === 0) this.inFlight.delete(appId);
-      else this.inFlight.set(appId, left);
-    }
-  }
+/**
+ * A tenant holds at most half a lane, and each of its apps at most half of that: however many
+ * apps one tenant floods with, the other half stays open to every other tenant. With 2
+ * running and 64 waiting: 33 places per tenant, 16 per app.
+ */
+function sharesOf(places: number): WorkShares {
+  const perTenant = Math.max(1, Math.floor(places / 2));
+  return { perTenant, perApp: Math.max(1, Math.floor(perTenant / 2)) };
 }
 
 /**
  * argon2 is the one deliberately expensive thing the service does, on libuv's small thread
  * pool. Two bounded lanes keep it from being a lever: logins verify in their own lane, and
  * registrations (and password changes) hash in a lane of one, so a burst of registrations
- * cannot starve logins; a full lane answers 429 instead of queueing without end; and each
- * app holds at most a share of a lane, so one tenant's burst cannot refuse another's logins.
- * Per process: it protects this process's CPU.
+ * cannot starve logins; a full lane answers 429 instead of queueing without end. Each lane is
+ * shared by tenant first, then by app (FairWorkQueue): a tenant's share is bounded, and a
+ * freed slot goes round-robin between tenants, so no number of one tenant's apps can make
+ * another tenant's logins answer 429 or wait behind its backlog. Per process: it protects
+ * this process's CPU.
  */
 @Injectable()
 export class PasswordWork {
-  private readonly verifyLane: FairLane;
-  private readonly hashLane: FairLane;
+  private readonly verifyLane: FairWorkQueue;
+  private readonly hashLane: FairWorkQueue;
 
   constructor(
     private readonly hasher: PasswordHasher,
@@ -58,27 +42,28 @@ export class PasswordWork {
   ) {
     const busy = (policy: string, queued: number) => () =>
       rateLimited({ policy, limit: queued, windowSeconds: 1 }, 1);
-    this.verifyLane = new FairLane(
-      config.PASSWORD_HASH_CONCURRENCY,
+    const verifiers = config.PASSWORD_HASH_CONCURRENCY;
+    this.verifyLane = new FairWorkQueue(
+      verifiers,
       MAX_WAITING_VERIFY,
-      PER_APP_VERIFY,
+      sharesOf(verifiers + MAX_WAITING_VERIFY),
       busy('password-verify', MAX_WAITING_VERIFY),
     );
-    this.hashLane = new FairLane(
+    this.hashLane = new FairWorkQueue(
       1,
       MAX_WAITING_HASH,
-      PER_APP_HASH,
+      sharesOf(1 + MAX_WAITING_HASH),
       busy('password-hash', MAX_WAITING_HASH),
     );
   }
 
-  /** `appId` is whose share the work counts against (0: the service itself). */
-  verify(appId: number, hash: string, password: string): Promise<boolean> {
-    return this.verifyLane.run(appId, () => this.hasher.verify(hash, password));
+  /** `owner` is whose shares the work counts against: the request's tenant and app. */
+  verify(owner: WorkOwner, hash: string, password: string): Promise<boolean> {
+    return this.verifyLane.run(owner, () => this.hasher.verify(hash, password));
   }
 
-  hash(appId: number, password: string): Promise<string> {
-    return this.hashLane.run(appId, () => this.hasher.hash(password));
+  hash(owner: WorkOwner, password: string): Promise<string> {
+    return this.hashLane.run(owner, () => this.hasher.hash(password));
   }
 
   needsRehash(hash: string): boolean {
