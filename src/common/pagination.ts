@@ -1,23 +1,48 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { ValidateBy, type ValidationArguments } from 'class-validator';
 
-/** Digits only become numbers; "1.5", "1e1", "abc" stay strings and fail @IsInt (never clamped). */
+/**
+ * Digits (with an optional minus) become numbers; "1.5", "1e1", "abc" stay strings and are
+ * refused (never clamped). A negative number is parsed so that it is told the bound it breaks.
+ */
 export const toStrictInt = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
+  typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+
+/**
+ * An integer query parameter of `min`..`max`, as one rule with one message that fits the
+ * value: separate IsInt, Min and Max rules each judged a string such as "-1" and all failed,
+ * so `limit=-1` was told "must not be greater than 500".
+ */
+export function QueryInt(min: number, max = Number.MAX_SAFE_INTEGER): PropertyDecorator {
+  const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+  return applyDecorators(
+    Transform(toStrictInt),
+    ValidateBy({
+      name: 'queryInt',
+      constraints: [min, max],
+      validator: {
+        validate: (value: unknown) =>
+          Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max,
+        defaultMessage: ({ value }: ValidationArguments) => {
+          if (!Number.isSafeInteger(value)) return `must be an integer ${range}`;
+          return (value as number) < min
+            ? `must not be less than ${min}`
+            : `must not be greater than ${max}`;
+        },
+      },
+    }),
+  );
+}
 
 export class PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, example: 1 })
-  @Transform(toStrictInt)
-  @IsInt()
-  @Min(1)
+  @QueryInt(1)
   page = 1;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 20 })
-  @Transform(toStrictInt)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @QueryInt(1, 100)
   limit = 20;
 }
 

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { toStrictInt } from '../../common/pagination.js';
+import { IsOptional, IsString } from 'class-validator';
+import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
 import { EVENT_TYPES, type EventType } from '../event-types.js';
 import { ANY_EVENT_SCHEMA } from './event-payloads.dto.js';
@@ -16,10 +15,7 @@ export class FeedQuery {
   after?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 100 })
-  @Transform(toStrictInt)
-  @IsInt()
-  @Min(1)
-  @Max(500)
+  @QueryInt(1, 500)
   limit = 100;
 
   @ApiPropertyOptional({

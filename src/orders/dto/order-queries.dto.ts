@@ -1,17 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import {
-  IsEmail,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  registerDecorator,
-} from 'class-validator';
-import { toStrictInt } from '../../common/pagination.js';
+import { IsEmail, IsIn, IsOptional, IsString, Matches, registerDecorator } from 'class-validator';
+import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
 import { isRfc3339DateTime } from '../../common/rfc3339.js';
 import { Chars } from '../../common/validation.js';
@@ -56,9 +45,7 @@ export class ListOrdersQuery {
     description: 'Page mode (with `meta.total`); not combinable with `cursor`',
   })
   @IsOptional()
-  @Transform(toStrictInt)
-  @IsInt()
-  @Min(1)
+  @QueryInt(1)
   page?: number;
 
   @ApiPropertyOptional({
@@ -68,10 +55,7 @@ export class ListOrdersQuery {
     default: 20,
     description: 'May change from one cursor page to the next',
   })
-  @Transform(toStrictInt)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @QueryInt(1, 100)
   limit = 20;
 
   @ApiPropertyOptional({
@@ -136,9 +120,7 @@ export class ListOrdersQuery {
     description: 'The linked registered customer',
   })
   @IsOptional()
-  @Transform(toStrictInt)
-  @IsInt()
-  @Min(1)
+  @QueryInt(1)
   customer_id?: number;
 
   @ApiPropertyOptional({ enum: ORDER_SOURCES })
