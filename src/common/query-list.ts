@@ -5,7 +5,8 @@ import { ArrayMaxSize, IsArray, IsIn } from 'class-validator';
 /**
  * A comma-separated query value (`status=paid,shipped`) → its distinct entries. A text with
  * an empty entry (`a,,b`, a trailing comma) stays as given, so validation refuses it rather
- * than reading something the client did not write; a repeated parameter is already a list.
+ * than reading something the client did not write. A repeated parameter never gets here:
+ * it is refused at the edge (request-input.hook.ts).
  */
 export const toCommaList = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;

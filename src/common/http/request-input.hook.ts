@@ -27,10 +27,12 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * Values no handler can use, refused at the edge before validation: U+0000 (PostgreSQL text
  * cannot hold it), lone UTF-16 surrogates (validators throw on them; PostgreSQL would store
  * U+FFFD instead, silently changing the data), deep nesting (recursive walks would overflow
- * the stack), too many values (validation cost and error lists grow with them) and
- * prototype-named keys. One iterative pass; paths are built only for the value reported.
+ * the stack), too many values (validation cost and error lists grow with them),
+ * prototype-named keys, and repeated query parameters. One iterative pass; paths are built
+ * only for the value reported.
  */
 export function requestInputCheck(request: FastifyRequest): void {
+  repeatedParameterCheck(request.query);
   for (const [value, whole] of [
     [request.params, 'path'],
     [request.query, 'query'],
@@ -45,6 +47,27 @@ export function requestInputCheck(request: FastifyRequest): void {
       });
     }
   }
+}
+
+/** As many as a validation error lists. */
+const MAX_LISTED = 20;
+const REPEATED_MESSAGE = 'must not be repeated (a list is one comma-separated value)';
+
+/**
+ * A query parameter given twice (`?types=a&types=a`) arrives as an array. No parameter of
+ * this API is read as one: the feed made one SQL arm per entry and served each event as
+ * many times. Refused for every route, naming each, rather than merged: what `?limit=5&limit=50`
+ * means is a guess. A list is one parameter, comma-separated (query-list.ts).
+ */
+function repeatedParameterCheck(query: unknown): void {
+  if (query === null || typeof query !== 'object') return;
+  const repeated = Object.keys(query).filter((key) =>
+    Array.isArray((query as Record<string, unknown>)[key]),
+  );
+  if (repeated.length === 0) return;
+  throw new AppError('validation_failed', `${repeated[0]} ${REPEATED_MESSAGE}`, {
+    details: repeated.slice(0, MAX_LISTED).map((field) => ({ field, message: REPEATED_MESSAGE })),
+  });
 }
 
 interface Frame {
