@@ -1,4 +1,3 @@
-import { createServer, type RequestListener } from 'node:http';
 import { type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -9,11 +8,8 @@ import type { AppConfig } from './config/app-config.js';
 import { fastifyTrustProxy } from './config/trust-proxy.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
 import { clientErrorHandler, frameworkErrors } from './common/http/framework-errors.js';
-import {
-  answerExpectationFailed,
-  closingGate,
-  hostHeaderCheck,
-} from './common/http/connection-guards.js';
+import { closingGate, hostHeaderCheck } from './common/http/connection-guards.js';
+import { httpServerFactory } from './common/http/http-server.js';
 import { mediaTypeCheck, TOKEN_PATH } from './common/http/media-type.hook.js';
 import { requestInputCheck } from './common/http/request-input.hook.js';
 import { checksHook } from './common/http/checks-hook.js';
@@ -61,23 +57,8 @@ export async function createHttpApp({
     genReqId: requestIdFor,
     bodyLimit: BODY_LIMIT,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
-    connectionTimeout: config.REQUEST_TIMEOUT_MS,
-    // Slow or stuck clients: headers must arrive within 10 s (or the request timeout if
-    // shorter), the whole request within REQUEST_TIMEOUT_MS; Node checks every second.
-    serverFactory: (handler: RequestListener) => {
-      const server = createServer(
-        {
-          headersTimeout: Math.min(10_000, config.REQUEST_TIMEOUT_MS),
-          requestTimeout: config.REQUEST_TIMEOUT_MS,
-          connectionsCheckingInterval: 1_000,
-          // Node would answer a missing Host with a bare 400; our hook answers it instead.
-          requireHostHeader: false,
-        },
-        handler,
-      );
-      server.on('checkExpectation', answerExpectationFailed);
-      return server;
-    },
+    // Slow, stuck or too many clients: timeouts and the connection cap (http-server.ts).
+    serverFactory: httpServerFactory(config, logger),
     // Fastify's own 503 has its own body; closingHook answers in the contract's shape.
     return503OnClosing: false,
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),

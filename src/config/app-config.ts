@@ -314,6 +314,15 @@ export class AppConfig {
   @Min(1)
   IMPORT_RETRY_DELAY_SECONDS = 2;
 
+  /**
+   * Client connections one process holds open; new ones beyond are closed as they arrive.
+   * Never more than 80% of the open-file limit (ulimit -n) is used, whatever is set here.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  HTTP_MAX_CONNECTIONS = 10_000;
+
   get webhookRetryDelays(): number[] {
     return parseRetrySchedule(this.WEBHOOK_RETRY_SCHEDULE) ?? [];
   }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
+import type { ErrorCode } from '../errors/error-codes.js';
 import { toErrorResponse } from '../errors/error-response.js';
 import { writeRequestLine } from '../logging/one-line-request-log.js';
+import { rawErrorAnswer } from './raw-answer.js';
 
 /**
  * Fastify's `frameworkErrors`: the router's own failures (bad percent-encoding, an over-long
@@ -40,16 +40,6 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     'invalid_request',
     'The request is not valid HTTP',
   ];
-  const status = ERROR_STATUS[code];
-  const body = JSON.stringify({ error: code, error_description: description });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${randomUUID()}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
-    );
-  }
+  if (socket.writable) socket.write(rawErrorAnswer(code, description, randomUUID()));
   socket.destroy(error);
 }
