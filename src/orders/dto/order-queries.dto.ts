@@ -169,4 +169,4 @@ export const ORDER_LIST_DESCRIPTION = [
 ].join('\n');
 
 export const ORDER_LIST_VALIDATION =
-  'a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field)';
+  'a parameter out of range, malformed (never clamped) or repeated (a list is one comma-separated value), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field)';
