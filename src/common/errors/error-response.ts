@@ -154,9 +154,22 @@ function isDatabaseDown(error: unknown): boolean {
   ) {
     return true;
   }
+  // TypeORM wraps the driver's error; the driver's own may carry the sign.
+  const driverError = (error as Error & { driverError?: unknown }).driverError;
+  return [error, driverError].some((e) => e instanceof Error && saysConnectionLost(e));
+}
+
+/**
+ * node-postgres' signs of a connection that is gone or cannot be had: an SQLSTATE of class 08
+ * or a shutdown/admin code, a socket error, or its own messages (a client whose server ended
+ * it mid-checkout is "not queryable"; these carry no code).
+ */
+function saysConnectionLost(error: Error): boolean {
   const code = (error as Error & { code?: string }).code;
   if (code && (DATABASE_DOWN.has(code) || code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect/.test(error.message);
+  return /Connection terminated|timeout exceeded when trying to connect|is not queryable/.test(
+    error.message,
+  );
 }
 
 function respond(

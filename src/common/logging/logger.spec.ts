@@ -142,4 +142,20 @@ describe('logger redaction', () => {
       table: 'customers',
     });
   });
+
+  it('keeps node-postgres connection messages of a database error (they name no data), nothing else', () => {
+    const out = capture();
+    const logger = createLogger('info', out.stream);
+    const lost = new QueryFailedError(
+      'SELECT * FROM customers WHERE email = $1',
+      ['victim@example.com'],
+      new Error('Client has encountered a connection error and is not queryable'),
+    );
+    logger.error({ err: lost }, 'unexpected error');
+    const text = out.lines();
+    expect(text).not.toContain('victim@example.com');
+    expect(text).not.toContain('SELECT');
+    const line = JSON.parse(text) as { err: { message?: string } };
+    expect(line.err.message).toBe('Client has encountered a connection error and is not queryable');
+  });
 });

@@ -1,6 +1,12 @@
 /** SQLSTATE: five digits or capitals. node-postgres and TypeORM errors carry one as `code`. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 const MAX_CAUSES = 3;
+/**
+ * node-postgres' own messages about its connection (no SQLSTATE): they name no data and tell
+ * an operator what happened, so they are kept even on a database error.
+ */
+const CONNECTION_MESSAGE =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout)$/;
 
 export interface SafeError {
   type: string;
@@ -34,6 +40,7 @@ export function safeError(error: unknown, depth = 0): SafeError {
     for (const key of ['constraint', 'table', 'column'] as const) {
       if (typeof fields[key] === 'string') safe[key] = fields[key];
     }
+    if (CONNECTION_MESSAGE.test(error.message)) safe.message = error.message;
   } else {
     safe.message = error.message;
   }
