@@ -83,6 +83,14 @@ describe('requests Node would pass through or drop', () => {
     expect((await t.http.get('/health/live')).status).toBe(200);
   });
 
+  it('an Upgrade request is served as a plain request (no upgrade happens)', async () => {
+    const response = await rawHttp(
+      port,
+      'GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\nUpgrade: websocket\r\n\r\n',
+    );
+    expect(parse(response)).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
   it('a CONNECT client that resets at once does not take the process down', async () => {
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
