@@ -9,6 +9,7 @@ import { OrderSyncIndexes1764200000001 } from './1764200000001-order-sync-indexe
 import { Webhooks1764200000002 } from './1764200000002-webhooks.js';
 import { OrderCounts1764300000000 } from './1764300000000-order-counts.js';
 import { OrderCountTriggers1764300000001 } from './1764300000001-order-count-triggers.js';
+import { WebhookDeliverySlots1765000000030 } from './1765000000030-webhook-delivery-slots.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   Webhooks1764200000002,
   OrderCounts1764300000000,
   OrderCountTriggers1764300000001,
+  WebhookDeliverySlots1765000000030,
 ];
