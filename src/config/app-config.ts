@@ -323,6 +323,22 @@ export class AppConfig {
   @Min(1)
   HTTP_MAX_CONNECTIONS = 10_000;
 
+  /**
+   * Webhook attempts in flight at once per endpoint and per tenant, across all processes:
+   * a slow endpoint holds at most its own share, a tenant at most its share of the pollers.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  WEBHOOK_ENDPOINT_CONCURRENCY = 2;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WEBHOOK_TENANT_CONCURRENCY = 4;
+
   get webhookRetryDelays(): number[] {
     return parseRetrySchedule(this.WEBHOOK_RETRY_SCHEDULE) ?? [];
   }

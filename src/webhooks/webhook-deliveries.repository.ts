@@ -4,28 +4,23 @@ import { requireTenant } from '../common/tenant-scope.js';
 import type { EventRow } from '../events/events.repository.js';
 import { ENDPOINT_COLUMNS, type EndpointRow } from './webhook-endpoints.repository.js';
 
-/** What an attempt needs: the delivery's state, its endpoint (with sealed secrets), its event. */
+/** What an attempt needs: its endpoint (with sealed secrets) and its event. */
 export interface DeliveryTarget {
-  state: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
   endpoint_id: number;
   app_id: number;
   url: string;
-  /** The endpoint and its app are both active. */
-  active: boolean;
   secret_ciphertext: Buffer;
   previous_secret_ciphertext: Buffer | null;
   event: Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'>;
 }
 
+/** The outcome of a claimed attempt. */
 export interface AttemptRecord {
   state: 'pending' | 'succeeded' | 'failed';
   statusCode: number | null;
   error: string | null;
   /** Seconds until the next attempt, when there is one. */
   retryIn: number | null;
-  /** Whether an attempt was made (false: the endpoint was paused, nothing was sent). */
-  attempted: boolean;
 }
 
 /** Days of failures (no 2xx at all) after which an endpoint is disabled. */
@@ -48,14 +43,12 @@ export class WebhookDeliveriesRepository {
     const rows: Array<
       Omit<DeliveryTarget, 'event'> & { event: DeliveryTarget['event'] & { created_at: string } }
     > = await m.query(
-      `SELECT d.state, d.attempts, d.endpoint_id, ep.app_id, ep.url, ep.active AND a.active AS active,
-           ep.secret_ciphertext,
+      `SELECT d.endpoint_id, ep.app_id, ep.url, ep.secret_ciphertext,
            CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END
              AS previous_secret_ciphertext,
            json_build_object('id', e.id, 'type', e.type, 'data', e.data, 'created_at', e.created_at) AS event
          FROM webhook_deliveries d
          JOIN webhook_endpoints ep ON ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id
-         JOIN apps a ON a.tenant_id = ep.tenant_id AND a.id = ep.app_id
          JOIN events e ON e.tenant_id = d.tenant_id AND e.seq = d.event_seq
          WHERE d.tenant_id = $1 AND d.id = $2`,
       [tenantId, deliveryId],
@@ -65,8 +58,9 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Records the attempt numbered `attempt` (attempts made before it). False when the
-   * delivery moved on meanwhile (a redelivery, a duplicate job): then nothing is written.
+   * Records the outcome of attempt number `attempt` and releases its claim. False when the
+   * claim is no longer this attempt's (its lease ran out and the attempt was made again):
+   * then nothing is written.
    */
   async record(
     m: EntityManager,
@@ -80,12 +74,12 @@ export class WebhookDeliveriesRepository {
       `WITH recorded AS (
          UPDATE webhook_deliveries SET
            state = $4,
-           attempts = attempts + CASE WHEN $8 THEN 1 ELSE 0 END,
-           last_status_code = CASE WHEN $8 THEN $5 ELSE last_status_code END,
+           last_status_code = $5,
            last_error = left($6, 500),
-           last_attempt_at = CASE WHEN $8 THEN now() ELSE last_attempt_at END,
-           next_attempt_at = now() + make_interval(secs => $7)
+           next_attempt_at = now() + make_interval(secs => $7),
+           claimed_until = NULL
          WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND state = 'pending'
+           AND claimed_until IS NOT NULL
          RETURNING 1)
        SELECT 1 FROM recorded`,
       [
@@ -96,28 +90,9 @@ export class WebhookDeliveriesRepository {
         outcome.statusCode,
         outcome.error,
         outcome.retryIn,
-        outcome.attempted,
       ],
     );
     return rows.length > 0;
-  }
-
-  /**
-   * Pending deliveries whose attempt is long overdue: their job was lost (pg-boss gave up on
-   * a worker that kept crashing, or a row was restored). Marked due now; the caller enqueues.
-   */
-  async overdue(
-    m: EntityManager,
-    graceSeconds: number,
-  ): Promise<Array<{ tenantId: number; deliveryId: number; attempt: number }>> {
-    return m.query(
-      `WITH due AS (
-         UPDATE webhook_deliveries SET next_attempt_at = now()
-         WHERE state = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-         RETURNING tenant_id, id, attempts)
-       SELECT tenant_id AS "tenantId", id AS "deliveryId", attempts AS attempt FROM due`,
-      [graceSeconds],
-    );
   }
 
   /** A success ends the endpoint's failure streak. */

@@ -3,20 +3,31 @@ import { WEBHOOK_QUEUE } from '../queue/job-queue.service.js';
 
 export { WEBHOOK_QUEUE };
 
-/** One attempt at a delivery; `attempt` = attempts made before it (a stale job does nothing). */
+/**
+ * "This delivery may be due": the job claims the delivery's next attempt in the database
+ * before sending (webhook-delivery-slots), so a stale or duplicate job sends nothing.
+ */
 export interface DeliveryJob {
   tenantId: number;
   deliveryId: number;
-  attempt: number;
+}
+
+export interface DeliveryJobTiming {
+  /** Not before this many seconds from the inserting transaction's `now()`. */
+  inSeconds?: number;
+  /** Woken from the line with a slot held for it: fetched before every other job. */
+  woken?: boolean;
 }
 
 /**
  * pg-boss retries a job only when its worker died or hung (the handler never throws):
  * the delivery's own schedule (WEBHOOK_RETRY_SCHEDULE) is kept by sending the next job.
+ * A delay is sent as an interval, which pg-boss adds to the database's `now()`: the clock
+ * `next_attempt_at` is set by, so the job is never fetched before its attempt is due.
  */
 export function deliveryJob(
   job: DeliveryJob,
-  startAfterSeconds = 0,
+  { inSeconds = 0, woken = false }: DeliveryJobTiming = {},
 ): PgBoss.JobInsert<DeliveryJob> {
   return {
     name: WEBHOOK_QUEUE,
@@ -24,8 +35,7 @@ export function deliveryJob(
     retryLimit: 3,
     retryDelay: 30,
     expireInSeconds: 60,
-    ...(startAfterSeconds > 0
-      ? { startAfter: new Date(Date.now() + startAfterSeconds * 1000).toISOString() }
-      : {}),
+    ...(inSeconds > 0 ? { startAfter: `${inSeconds} seconds` } : {}),
+    ...(woken ? { priority: 1 } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type PgBoss from 'pg-boss';
+import type { EntityManager } from 'typeorm';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { toEventDto } from '../events/event.mapper.js';
@@ -12,16 +13,19 @@ import {
   type AttemptRecord,
   type DeliveryTarget,
 } from './webhook-deliveries.repository.js';
+import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
 import { toEndpointDto } from './webhook-endpoint.mapper.js';
 import { postWebhook, type SendOutcome } from './webhook-sender.js';
 import { signatureHeader } from './webhook-signature.js';
 
 /**
- * Sends deliveries (Standard Webhooks) from the job queue and records each attempt: success,
- * the next retry of WEBHOOK_RETRY_SCHEDULE (a new job, same `webhook-id`), or `failed`. An
- * endpoint with no success for 5 days is disabled with an `endpoint.disabled` event. The
- * HTTP request runs outside any transaction; the outcome is written only if the delivery is
- * still at the attempt this job was for, so stale or duplicate jobs change nothing.
+ * Sends deliveries (Standard Webhooks) from the job queue. Each job first claims the
+ * delivery's next attempt (webhook-delivery-slots: at most one attempt of a delivery in
+ * flight, and the per-endpoint and per-tenant caps, across all processes); a delivery with no
+ * free slot waits in line without a job. The HTTP request runs outside any transaction; its
+ * outcome (success, the next retry of WEBHOOK_RETRY_SCHEDULE as a new job with the same
+ * `webhook-id`, or `failed`) is recorded with the claim's release, which wakes the next in
+ * line. An endpoint with no success for 5 days is disabled with an `endpoint.disabled` event.
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap {
@@ -29,6 +33,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly slots: WebhookDeliverySlots,
     private readonly transactions: Transactions,
     private readonly queue: JobQueue,
     private readonly box: SecretBox,
@@ -45,6 +50,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.WORKER === 'off') return;
+    this.slots.onWoken(() => this.wake());
     for (let i = 0; i < this.config.WEBHOOK_CONCURRENCY; i++) {
       const id: string = await this.queue.boss.work<DeliveryJob>(
         WEBHOOK_QUEUE,
@@ -58,36 +64,24 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
     }
   }
 
-  /** New jobs were committed: every local poller fetches now instead of at its next poll. */
+  /** New jobs were committed (made or woken here): every local poller fetches now. */
   wake(): void {
     for (const id of this.pollers) this.queue.boss.notifyWorker(id);
   }
 
-  async attempt(job: DeliveryJob): Promise<void> {
-    const target = await this.deliveries.target(
-      this.transactions.manager,
-      job.tenantId,
-      job.deliveryId,
-    );
-    if (!target || target.state !== 'pending' || target.attempts !== job.attempt) return;
-    if (!target.active) {
-      await this.record(job, target, {
-        state: 'failed',
-        statusCode: null,
-        error: 'endpoint or app is not active',
-        retryIn: null,
-        attempted: false,
-      });
-      return;
-    }
+  async attempt({ tenantId, deliveryId }: DeliveryJob): Promise<void> {
+    const claim = await this.slots.claim(tenantId, deliveryId);
+    if (claim.kind !== 'claimed') return;
+    const target = await this.deliveries.target(this.transactions.manager, tenantId, deliveryId);
+    if (!target) return; // deleted with its endpoint meanwhile: nothing left to record
     const outcome = await this.send(target);
-    const retryIn = outcome.ok ? null : (this.config.webhookRetryDelays[job.attempt] ?? null);
-    await this.record(job, target, {
+    // Attempt n failed: the schedule's n-th delay, if it has one.
+    const retryIn = outcome.ok ? null : (this.config.webhookRetryDelays[claim.attempt - 1] ?? null);
+    await this.record({ tenantId, deliveryId }, claim.attempt, target, {
       state: outcome.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending',
       statusCode: outcome.statusCode,
       error: outcome.ok ? null : outcome.error,
       retryIn,
-      attempted: true,
     });
   }
 
@@ -125,38 +119,48 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
   }
 
   private async record(
-    job: DeliveryJob,
+    { tenantId, deliveryId }: DeliveryJob,
+    attempt: number,
     target: DeliveryTarget,
     outcome: AttemptRecord,
   ): Promise<void> {
     await this.transactions.run(async (m) => {
-      const { tenantId, deliveryId } = job;
-      if (!(await this.deliveries.record(m, tenantId, deliveryId, job.attempt, outcome))) return;
-      if (outcome.retryIn !== null) {
-        await this.queue.insertInTransaction(m, [
-          deliveryJob({ tenantId, deliveryId, attempt: job.attempt + 1 }, outcome.retryIn),
-        ]);
+      await this.slots.lock(m, [tenantId]);
+      if (await this.deliveries.record(m, tenantId, deliveryId, attempt, outcome)) {
+        if (outcome.retryIn !== null) {
+          await this.queue.insertInTransaction(m, [
+            deliveryJob({ tenantId, deliveryId }, { inSeconds: outcome.retryIn }),
+          ]);
+        }
+        await this.endpointStreak(m, tenantId, target, outcome);
       }
-      if (!outcome.attempted) return;
-      if (outcome.state === 'succeeded') {
-        await this.deliveries.endpointSucceeded(m, tenantId, target.endpoint_id);
-        return;
-      }
-      const disabled = await this.deliveries.endpointFailed(m, tenantId, target.endpoint_id);
-      if (disabled) {
-        this.logger.warn(
-          { tenantId, endpointId: disabled.id },
-          'webhook endpoint disabled after 5 days of failures',
-        );
-        await this.events.append(m, [
-          {
-            tenantId,
-            appId: disabled.app_id,
-            type: 'endpoint.disabled',
-            data: { object: toEndpointDto(disabled) },
-          },
-        ]);
-      }
+      await this.slots.wake(m, [tenantId]);
     });
+  }
+
+  private async endpointStreak(
+    m: EntityManager,
+    tenantId: number,
+    target: DeliveryTarget,
+    outcome: AttemptRecord,
+  ): Promise<void> {
+    if (outcome.state === 'succeeded') {
+      await this.deliveries.endpointSucceeded(m, tenantId, target.endpoint_id);
+      return;
+    }
+    const disabled = await this.deliveries.endpointFailed(m, tenantId, target.endpoint_id);
+    if (!disabled) return;
+    this.logger.warn(
+      { tenantId, endpointId: disabled.id },
+      'webhook endpoint disabled after 5 days of failures',
+    );
+    await this.events.append(m, [
+      {
+        tenantId,
+        appId: disabled.app_id,
+        type: 'endpoint.disabled',
+        data: { object: toEndpointDto(disabled) },
+      },
+    ]);
   }
 }

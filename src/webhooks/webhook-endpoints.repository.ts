@@ -193,22 +193,32 @@ export class WebhookEndpointsRepository {
     return { rows, total: count[0].total };
   }
 
-  /** Back to pending, due now; the attempt count goes on. Undefined: not this endpoint's. */
+  /**
+   * A succeeded or failed delivery back to pending, due now; the attempt count goes on.
+   * A pending one (due, waiting for a retry or a slot, or in flight) already has its next
+   * attempt coming: it is left as it is (`requeued` false). Undefined: not this endpoint's.
+   */
   async requeue(
     m: EntityManager,
     tenantId: number,
     endpointId: number,
     deliveryId: number,
-  ): Promise<{ attempts: number } | undefined> {
+  ): Promise<{ requeued: boolean } | undefined> {
     requireTenant(tenantId);
-    const rows: Array<{ attempts: number }> = await m.query(
-      `WITH requeued AS (
-         UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now()
-         WHERE tenant_id = $1 AND endpoint_id = $2 AND id = $3 RETURNING attempts)
-       SELECT * FROM requeued`,
+    // The row lock makes concurrent calls take turns: only the first finds it finished.
+    const rows: Array<{ state: DeliveryState }> = await m.query(
+      `SELECT state FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2 AND id = $3
+       FOR UPDATE`,
       [tenantId, endpointId, deliveryId],
     );
-    return rows[0];
+    if (!rows[0]) return undefined;
+    if (rows[0].state === 'pending') return { requeued: false };
+    await m.query(
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now()
+       WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, deliveryId],
+    );
+    return { requeued: true };
   }
 
   async delivery(

@@ -14,6 +14,7 @@ import type {
 } from './dto/webhook-endpoint.dto.js';
 import { SecretBox } from './secret-box.js';
 import { deliveryJob } from './webhook-delivery-job.js';
+import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
 import { toDeliveryDto, toEndpointDto } from './webhook-endpoint.mapper.js';
 import { WebhookEndpointsRepository, type EndpointOwner } from './webhook-endpoints.repository.js';
 import { newSigningSecret } from './webhook-signature.js';
@@ -33,6 +34,7 @@ export class WebhookEndpointsService {
     private readonly box: SecretBox,
     private readonly queue: JobQueue,
     private readonly config: AppConfig,
+    private readonly worker: WebhookDeliveryWorker,
   ) {}
 
   async create(
@@ -121,16 +123,23 @@ export class WebhookEndpointsService {
     return toPage(rows.map(toDeliveryDto), total, query);
   }
 
-  /** Pending again and due now: a new attempt with the same `webhook-id`. */
+  /**
+   * A finished delivery: pending again and due now, one new attempt with the same
+   * `webhook-id`. A pending one keeps the attempt it has coming: no second job, no extra
+   * attempt, however many times this is asked.
+   */
   async redeliver(ctx: AppContext, id: number, deliveryId: number): Promise<WebhookDeliveryDto> {
     return this.transactions.run(async (m) => {
       const owner = ownerOf(ctx);
       if (!(await this.endpoints.find(m, owner, id))) throw notFound(id);
-      const requeued = await this.endpoints.requeue(m, ctx.tenantId, id, deliveryId);
-      if (!requeued) throw new AppError('not_found', `delivery ${deliveryId} not found`);
-      await this.queue.insertInTransaction(m, [
-        deliveryJob({ tenantId: ctx.tenantId, deliveryId, attempt: requeued.attempts }),
-      ]);
+      const requeue = await this.endpoints.requeue(m, ctx.tenantId, id, deliveryId);
+      if (!requeue) throw new AppError('not_found', `delivery ${deliveryId} not found`);
+      if (requeue.requeued) {
+        await this.queue.insertInTransaction(m, [
+          deliveryJob({ tenantId: ctx.tenantId, deliveryId }),
+        ]);
+        this.transactions.afterCommit(() => this.worker.wake()); // sent at once, not at a poll
+      }
       return toDeliveryDto((await this.endpoints.delivery(m, ctx.tenantId, deliveryId))!);
     });
   }

@@ -1,33 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '../common/transactions.js';
-import { JobQueue } from '../queue/job-queue.service.js';
-import { deliveryJob } from './webhook-delivery-job.js';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
+import { WebhookDeliverySlotsRepository } from './webhook-delivery-slots.repository.js';
 
 /** Past this, an attempt that is still due has lost its job (jobs run within seconds). */
 const OVERDUE_SECONDS = 15 * 60;
 
 /**
- * Part of the periodic maintenance (once per cluster): a pending delivery whose job is gone
- * gets a new one, so no delivery stays pending forever. A job that was only late runs too;
- * the attempt guard lets one of them record, at worst the receiver sees it twice.
+ * Part of the periodic maintenance (once per cluster): no delivery stays pending forever.
+ * An attempt whose lease ran out (its process died mid-send) and a due delivery whose job
+ * was lost go in line at the place they fell due; then every tenant's line is woken as far
+ * as its free slots go, which also covers slots freed without a wake (a lease that ran
+ * out, a deleted endpoint) and woken jobs that never ran.
  */
 @Injectable()
 export class WebhookRecovery {
   constructor(
-    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly repository: WebhookDeliverySlotsRepository,
+    private readonly slots: WebhookDeliverySlots,
     private readonly transactions: Transactions,
-    private readonly queue: JobQueue,
   ) {}
 
-  requeueOverdue(): Promise<number> {
-    return this.transactions.run(async (m) => {
-      const due = await this.deliveries.overdue(m, OVERDUE_SECONDS);
-      await this.queue.insertInTransaction(
-        m,
-        due.map((job) => deliveryJob(job)),
-      );
-      return due.length;
-    });
+  /** Returns how many deliveries were put back in line. */
+  async requeueOverdue(): Promise<number> {
+    const m = this.transactions.manager;
+    const forgotten = await this.repository.lineUpForgotten(m, OVERDUE_SECONDS);
+    // A transaction per tenant: none waits for another's slot decisions.
+    for (const tenantId of await this.repository.tenantsInLine(m)) {
+      await this.transactions.run(async (tx) => {
+        await this.slots.lock(tx, [tenantId]);
+        await this.slots.wake(tx, [tenantId]);
+      });
+    }
+    return forgotten;
   }
 }

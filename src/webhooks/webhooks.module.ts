@@ -4,6 +4,8 @@ import { EventsModule } from '../events/events.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDeliverySlotsRepository } from './webhook-delivery-slots.repository.js';
+import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.service.js';
 import { WebhookRecovery } from './webhook-recovery.service.js';
@@ -24,6 +26,8 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
     WebhookEndpointsRepository,
     WebhookEndpointsService,
     WebhookDeliveriesRepository,
+    WebhookDeliverySlotsRepository,
+    WebhookDeliverySlots,
     WebhookDispatcher,
     WebhookDeliveryWorker,
     WebhookRecovery,

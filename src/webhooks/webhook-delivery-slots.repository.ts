@@ -1,0 +1,172 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { requireTenant } from '../common/tenant-scope.js';
+
+/** How many attempts may be in flight at once, and how long a claim or a wake holds a slot. */
+export interface SlotLimits {
+  perEndpoint: number;
+  perTenant: number;
+  /** An attempt's lease: past it, its process is presumed dead and the attempt is made again. */
+  leaseSeconds: number;
+  /** A woken delivery's slot is held this long for its job; then it can be woken again. */
+  wakeSeconds: number;
+}
+
+/**
+ * What a job found: `claimed` (attempt number `attempt` is this job's to send), `parked`
+ * (no free slot: in line, without a job, until a finished attempt wakes it), `inactive`
+ * (endpoint or app paused: failed without sending) or `none` (finished, in flight elsewhere,
+ * not yet due, or gone: a stale or duplicate job).
+ */
+export type Claim = { kind: 'claimed'; attempt: number } | { kind: 'parked' | 'inactive' | 'none' };
+
+/** Serialises the slot decisions of one tenant (claims, parking, releases, wakes). */
+const TENANT_SLOTS_LOCK = 7_240_104;
+
+/**
+ * Attempt slots in PostgreSQL, so the caps hold across every process. Every statement here
+ * that decides about slots runs after `lockTenants` in the same transaction: one decision per
+ * tenant at a time, each on a snapshot taken after the previous one committed.
+ */
+@Injectable()
+export class WebhookDeliverySlotsRepository {
+  /** In ascending order: a transaction holding several (the dispatcher's) cannot deadlock. */
+  async lockTenants(m: EntityManager, tenantIds: number[]): Promise<void> {
+    for (const tenantId of tenantIds) requireTenant(tenantId);
+    await m.query(
+      `SELECT pg_advisory_xact_lock($1, (t % 2147483647)::int)
+       FROM (SELECT DISTINCT unnest($2::bigint[]) AS t ORDER BY 1) sorted`,
+      [TENANT_SLOTS_LOCK, tenantIds],
+    );
+  }
+
+  /**
+   * Claims the delivery's next attempt when it is pending, due and not in flight, and a slot
+   * is free (slots held by others: attempts in flight and woken deliveries); else parks it.
+   * A claim counts the attempt at once: every POST made is in `attempts`, even a lost one.
+   */
+  async claim(
+    m: EntityManager,
+    tenantId: number,
+    deliveryId: number,
+    limits: SlotLimits,
+  ): Promise<Claim> {
+    requireTenant(tenantId);
+    const rows: Array<{ kind: 'claimed' | 'parked' | 'inactive'; attempts: number }> =
+      await m.query(
+        `WITH me AS (
+           SELECT d.id, d.endpoint_id, ep.active AND a.active AS active
+           FROM webhook_deliveries d
+           JOIN webhook_endpoints ep ON ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id
+           JOIN apps a ON a.tenant_id = ep.tenant_id AND a.id = ep.app_id
+           WHERE d.tenant_id = $1 AND d.id = $2 AND d.state = 'pending'
+             AND d.next_attempt_at <= now()
+             AND (d.claimed_until IS NULL OR d.claimed_until <= now())),
+         taken AS (
+           SELECT t.endpoint_id FROM webhook_deliveries t
+           WHERE t.tenant_id = $1 AND t.id <> $2
+             AND (t.claimed_until > now() OR t.woken_until > now())),
+         verdict AS (
+           SELECT me.id, CASE
+             WHEN NOT me.active THEN 'inactive'
+             WHEN (SELECT count(*) FROM taken) < $3
+              AND (SELECT count(*) FROM taken WHERE taken.endpoint_id = me.endpoint_id) < $4
+             THEN 'claimed'
+             ELSE 'parked' END AS kind
+           FROM me),
+         decided AS (
+           UPDATE webhook_deliveries d SET
+             state = CASE WHEN v.kind = 'inactive' THEN 'failed' ELSE d.state END,
+             last_error = CASE WHEN v.kind = 'inactive' THEN 'endpoint or app is not active'
+               ELSE d.last_error END,
+             next_attempt_at = CASE WHEN v.kind = 'inactive' THEN NULL ELSE d.next_attempt_at END,
+             attempts = d.attempts + CASE WHEN v.kind = 'claimed' THEN 1 ELSE 0 END,
+             last_attempt_at = CASE WHEN v.kind = 'claimed' THEN now() ELSE d.last_attempt_at END,
+             claimed_until = CASE WHEN v.kind = 'claimed' THEN now() + make_interval(secs => $5) END,
+             waiting_since = CASE WHEN v.kind = 'parked' THEN COALESCE(d.waiting_since, now()) END,
+             woken_until = NULL
+           FROM verdict v WHERE d.tenant_id = $1 AND d.id = v.id
+           RETURNING v.kind, d.attempts)
+         SELECT * FROM decided`,
+        [tenantId, deliveryId, limits.perTenant, limits.perEndpoint, limits.leaseSeconds],
+      );
+    const row = rows[0];
+    if (!row) return { kind: 'none' };
+    return row.kind === 'claimed' ? { kind: 'claimed', attempt: row.attempts } : { kind: row.kind };
+  }
+
+  /**
+   * Wakes the deliveries in line that the free slots can take: per endpoint the first in the
+   * order they fell due, as many as its free slots, then per tenant the first of those up to
+   * its free slots. Their slots are held for them; the caller sends their jobs.
+   */
+  async wake(
+    m: EntityManager,
+    tenantIds: number[],
+    limits: SlotLimits,
+  ): Promise<Array<{ tenantId: number; deliveryId: number }>> {
+    for (const tenantId of tenantIds) requireTenant(tenantId);
+    return m.query(
+      `WITH tenants AS (SELECT DISTINCT unnest($1::bigint[]) AS tenant_id),
+       taken AS (
+         SELECT d.tenant_id, d.endpoint_id FROM webhook_deliveries d JOIN tenants USING (tenant_id)
+         WHERE d.claimed_until > now() OR d.woken_until > now()),
+       room AS (
+         SELECT ep.tenant_id, ep.id AS endpoint_id, $3 - (
+             SELECT count(*) FROM taken
+             WHERE taken.tenant_id = ep.tenant_id AND taken.endpoint_id = ep.id) AS free
+         FROM webhook_endpoints ep JOIN tenants USING (tenant_id)),
+       candidates AS (
+         SELECT room.tenant_id, c.id, c.next_attempt_at FROM room CROSS JOIN LATERAL (
+           SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+           WHERE d.tenant_id = room.tenant_id AND d.endpoint_id = room.endpoint_id
+             AND d.waiting_since IS NOT NULL AND d.state = 'pending'
+             AND (d.woken_until IS NULL OR d.woken_until <= now())
+           ORDER BY d.next_attempt_at, d.id LIMIT GREATEST(room.free, 0)) c),
+       chosen AS (
+         SELECT tenant_id, id FROM (
+           SELECT tenant_id, id, row_number() OVER (
+               PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS place
+           FROM candidates) ranked
+         WHERE place <= $2 - (SELECT count(*) FROM taken WHERE taken.tenant_id = ranked.tenant_id)),
+       woken AS (
+         UPDATE webhook_deliveries d SET woken_until = now() + make_interval(secs => $4)
+         FROM chosen WHERE d.tenant_id = chosen.tenant_id AND d.id = chosen.id
+         RETURNING d.tenant_id, d.id)
+       SELECT tenant_id AS "tenantId", id AS "deliveryId" FROM woken`,
+      [tenantIds, limits.perTenant, limits.perEndpoint, limits.wakeSeconds],
+    );
+  }
+
+  /**
+   * Cross-tenant, for the periodic recovery: puts in line the pending deliveries nobody will
+   * send (an attempt whose lease ran out, its process dead; a job long overdue, lost), in the
+   * place they fell due. Returns how many; `tenantsInLine` then wakes them.
+   */
+  async lineUpForgotten(m: EntityManager, overdueSeconds: number): Promise<number> {
+    const expired: Array<{ n: number }> = await m.query(
+      `WITH expired AS (
+         UPDATE webhook_deliveries SET claimed_until = NULL, waiting_since = now()
+         WHERE claimed_until <= now() AND state = 'pending' RETURNING 1)
+       SELECT count(*)::int AS n FROM expired`,
+    );
+    const lost: Array<{ n: number }> = await m.query(
+      `WITH lost AS (
+         UPDATE webhook_deliveries SET waiting_since = now()
+         WHERE state = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+           AND waiting_since IS NULL AND claimed_until IS NULL
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM lost`,
+      [overdueSeconds],
+    );
+    return expired[0].n + lost[0].n;
+  }
+
+  /** Cross-tenant, for the periodic recovery: the tenants with deliveries in line. */
+  async tenantsInLine(m: EntityManager): Promise<number[]> {
+    const rows: Array<{ tenant_id: number }> = await m.query(
+      'SELECT DISTINCT tenant_id FROM webhook_deliveries WHERE waiting_since IS NOT NULL',
+    );
+    return rows.map((r) => r.tenant_id);
+  }
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Transactions } from '../common/transactions.js';
+import { AppConfig } from '../config/app-config.js';
+import { JobQueue } from '../queue/job-queue.service.js';
+import { deliveryJob } from './webhook-delivery-job.js';
+import {
+  WebhookDeliverySlotsRepository,
+  type Claim,
+  type SlotLimits,
+} from './webhook-delivery-slots.repository.js';
+
+/** Beyond the send's own timeout: time to record the outcome before the lease runs out. */
+const LEASE_MARGIN_SECONDS = 15;
+/** A woken delivery's job runs within seconds (it is fetched before any other job). */
+const WAKE_SECONDS = 60;
+
+/**
+ * Attempt slots per endpoint (WEBHOOK_ENDPOINT_CONCURRENCY) and per tenant
+ * (WEBHOOK_TENANT_CONCURRENCY), cluster-wide. New deliveries join their endpoint's line and
+ * get a job only when woken into a free slot, so one tenant's burst never queues jobs ahead
+ * of another's; an attempt is claimed before it is sent; a retry that finds no free slot
+ * joins the line without holding a poller; every transaction that frees a slot wakes the next.
+ */
+@Injectable()
+export class WebhookDeliverySlots {
+  constructor(
+    private readonly slots: WebhookDeliverySlotsRepository,
+    private readonly transactions: Transactions,
+    private readonly queue: JobQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Told once woken jobs are committed: this process's pollers fetch them at once. */
+  private wokenListener: () => void = () => undefined;
+
+  onWoken(listener: () => void): void {
+    this.wokenListener = listener;
+  }
+
+  get limits(): SlotLimits {
+    return {
+      perEndpoint: this.config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      perTenant: this.config.WEBHOOK_TENANT_CONCURRENCY,
+      leaseSeconds: this.config.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS,
+      wakeSeconds: WAKE_SECONDS,
+    };
+  }
+
+  /** Claims the delivery's next attempt, or parks it; a woken one's slot, if unused, moves on. */
+  claim(tenantId: number, deliveryId: number): Promise<Claim> {
+    return this.transactions.run(async (m) => {
+      await this.slots.lockTenants(m, [tenantId]);
+      const claim = await this.slots.claim(m, tenantId, deliveryId, this.limits);
+      if (claim.kind === 'parked' || claim.kind === 'inactive') await this.wake(m, [tenantId]);
+      return claim;
+    });
+  }
+
+  /** First in a transaction that frees slots or adds to a line: the tenants' decisions wait. */
+  lock(m: EntityManager, tenantIds: number[]): Promise<void> {
+    return this.slots.lockTenants(m, tenantIds);
+  }
+
+  /** After `lock` and the change, in the same transaction: jobs for the next in line. */
+  async wake(m: EntityManager, tenantIds: number[]): Promise<number> {
+    const woken = await this.slots.wake(m, tenantIds, this.limits);
+    await this.queue.insertInTransaction(
+      m,
+      woken.map((job) => deliveryJob(job, { woken: true })),
+    );
+    if (woken.length > 0) this.transactions.afterCommit(() => this.wokenListener());
+    return woken.length;
+  }
+}
