@@ -179,10 +179,16 @@ export class WebhookEndpointsController {
   @ApiOperation({
     summary: 'Send the delivery again (same `webhook-id`), now and with the retry schedule after',
     description:
-      'Puts the delivery, whatever its state, back to `pending` and due now. Its attempt count ' +
-      'goes on, so retries use only what is left of WEBHOOK_RETRY_SCHEDULE (a delivery that used ' +
-      'it up gets this one attempt), and an inactive endpoint fails it without sending. Needs an ' +
-      'app token with `webhooks:write`.',
+      'Puts a `succeeded` or `failed` delivery back to `pending` and due now: one new attempt. ' +
+      'Its attempt count goes on, so retries use only what is left of WEBHOOK_RETRY_SCHEDULE (a ' +
+      'delivery that used it up gets this one attempt), and an inactive endpoint fails it ' +
+      'without sending. A delivery that is still `pending` (waiting for its first attempt, a ' +
+      'retry or a free delivery slot, or with an attempt in flight) already has its next ' +
+      'attempt coming: it is left as it is and the answer is its current state, so any number ' +
+      'of calls adds no attempt and never puts two attempts of a delivery in flight. ' +
+      'Attempts are sent one at a time per delivery, at most WEBHOOK_ENDPOINT_CONCURRENCY ' +
+      'at once per endpoint and WEBHOOK_TENANT_CONCURRENCY per tenant. Needs an app token ' +
+      'with `webhooks:write`.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
   @ApiErrors({

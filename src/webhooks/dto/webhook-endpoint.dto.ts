@@ -140,7 +140,11 @@ export class WebhookDeliveryDto {
   })
   event_id!: string;
   @ApiProperty({ enum: EVENT_TYPES, example: 'order.created' }) event_type!: EventType;
-  @ApiProperty({ type: 'integer', description: 'Attempts made so far', example: 2 })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Attempts made so far (requests sent), counting an attempt in flight',
+    example: 2,
+  })
   attempts!: number;
   @ApiProperty({ enum: DELIVERY_STATES, example: 'pending' }) state!: DeliveryState;
   @ApiProperty({ type: 'integer', nullable: true, example: 503 }) last_status_code!: number | null;
@@ -149,6 +153,7 @@ export class WebhookDeliveryDto {
     type: String,
     format: 'date-time',
     nullable: true,
+    description: 'When the last attempt began',
     example: '2026-11-23T10:15:06.000Z',
   })
   last_attempt_at!: string | null;
