@@ -6,6 +6,23 @@ export interface ReceivedHook {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** performance.now() when the request had arrived, and when its exchange ended. */
+  at: number;
+  closedAt?: number;
+}
+
+/** The most requests among `hooks` that were open at one time (answered, or still open). */
+export function peakInFlight(hooks: ReceivedHook[]): number {
+  const edges = hooks.flatMap((h) => [
+    { t: h.at, d: 1 },
+    { t: h.closedAt ?? Infinity, d: -1 },
+  ]);
+  // Closings first at a tie: a request answered as the next one arrives did not overlap it.
+  edges.sort((a, b) => a.t - b.t || a.d - b.d);
+  let open = 0;
+  let peak = 0;
+  for (const edge of edges) peak = Math.max(peak, (open += edge.d));
+  return peak;
 }
 
 /**
@@ -23,7 +40,9 @@ export class WebhookReceiver {
         path: req.url ?? '',
         headers: req.headers as Record<string, string>,
         body: Buffer.concat(chunks).toString(),
+        at: performance.now(),
       };
+      res.on('close', () => (hook.closedAt = performance.now()));
       this.received.push(hook);
       void Promise.resolve(this.respond(hook)).then((status) => res.writeHead(status).end('ok'));
     });
