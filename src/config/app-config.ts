@@ -91,6 +91,23 @@ export class AppConfig {
   @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS = 5_000;
 
+  /**
+   * List and feed requests one tenant (however many apps it has) may run at once per
+   * process; more wait briefly, then get 429. Never more than DB_POOL_SIZE − 2.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  EXPENSIVE_CONCURRENCY_PER_TENANT = 6;
+
+  /** List and feed requests one app may run at once per process (within its tenant's). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  EXPENSIVE_CONCURRENCY_PER_APP = 4;
+
   /** Connections for background work (jobs, webhook dispatch, counters, limits sync). */
   @Transform(toInteger)
   @IsInt()
@@ -315,15 +332,6 @@ export class AppConfig {
   IMPORT_RETRY_DELAY_SECONDS = 2;
 
   /**
-   * Client connections one process holds open; new ones beyond are closed as they arrive.
-   * Never more than 80% of the open-file limit (ulimit -n) is used, whatever is set here.
-   */
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  HTTP_MAX_CONNECTIONS = 10_000;
-
-  /**
    * Webhook attempts in flight at once per endpoint and per tenant, across all processes:
    * a slow endpoint holds at most its own share, a tenant at most its share of the pollers.
    */
@@ -338,6 +346,15 @@ export class AppConfig {
   @Min(1)
   @Max(256)
   WEBHOOK_TENANT_CONCURRENCY = 4;
+
+  /**
+   * Client connections one process holds open; new ones beyond are closed as they arrive.
+   * Never more than 80% of the open-file limit (ulimit -n) is used, whatever is set here.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  HTTP_MAX_CONNECTIONS = 10_000;
 
   get webhookRetryDelays(): number[] {
     return parseRetrySchedule(this.WEBHOOK_RETRY_SCHEDULE) ?? [];

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
+import { Expensive } from '../auth/expensive.decorator.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { RequestContext } from '../auth/request-context.js';
@@ -19,6 +20,7 @@ export class ProductsController {
   constructor(private readonly products: ProductsRepository) {}
 
   @Get()
+  @Expensive()
   @ApiOperation({
     summary: "List the tenant's catalog, by id",
     description:

@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { ExactRateLimiter } from './exact-rate-limiter.service.js';
+import { ExpensiveRequests } from './expensive-requests.js';
 import { SyncedRateLimiter } from './synced-rate-limiter.service.js';
 
 @Global()
 @Module({
-  providers: [ExactRateLimiter, SyncedRateLimiter],
-  exports: [ExactRateLimiter, SyncedRateLimiter],
+  providers: [ExactRateLimiter, SyncedRateLimiter, ExpensiveRequests],
+  exports: [ExactRateLimiter, SyncedRateLimiter, ExpensiveRequests],
 })
 export class RateLimitModule {}

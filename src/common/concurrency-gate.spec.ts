@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ConcurrencyGate } from './concurrency-gate.js';
+
+const full = () => new Error('full');
+const A1 = { tenantId: 1, appId: 11 };
+const A2 = { tenantId: 1, appId: 12 };
+const B1 = { tenantId: 2, appId: 21 };
+
+describe('ConcurrencyGate', () => {
+  it('runs up to the app cap, queues up to its waiting bound, then refuses at once', async () => {
+    const gate = new ConcurrencyGate({ perTenant: 5, perApp: 2, waitingPerApp: 1 }, full);
+    const first = await gate.enter(A1);
+    await gate.enter(A1);
+    let thirdRan = false;
+    const third = gate.enter(A1).then((leave) => ((thirdRan = true), leave));
+    await expect(gate.enter(A1)).rejects.toThrow('full');
+    expect(gate.running(1)).toBe(2);
+    first();
+    first(); // giving back twice gives back once
+    await third;
+    expect(thirdRan).toBe(true);
+    expect(gate.running(1)).toBe(2);
+  });
+
+  it('a tenant at its cap, through any number of apps, leaves another tenant untouched', async () => {
+    const gate = new ConcurrencyGate({ perTenant: 2, perApp: 2, waitingPerApp: 4 }, full);
+    await gate.enter(A1);
+    await gate.enter(A2);
+    const waiting = gate.enter(A2);
+    // Tenant B runs at once.
+    const b = await gate.enter(B1);
+    expect(gate.running(2)).toBe(1);
+    b();
+    expect(gate.running(1)).toBe(2);
+    void waiting;
+  });
+
+  it('a place freed in a tenant goes to its apps in turn, not to one app backlog', async () => {
+    const gate = new ConcurrencyGate({ perTenant: 1, perApp: 1, waitingPerApp: 4 }, full);
+    const served: string[] = [];
+    const leaves: Array<() => void> = [];
+    const enter = (owner: typeof A1, name: string) =>
+      gate.enter(owner).then((leave) => {
+        served.push(name);
+        leaves.push(leave);
+      });
+    const leave = await gate.enter(A1);
+    const queued = [enter(A1, 'A1 second'), enter(A1, 'A1 third'), enter(A2, 'A2 first')];
+    leave();
+    await Promise.resolve();
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      leaves.shift()?.();
+    }
+    await Promise.all(queued);
+    expect(served).toEqual(['A2 first', 'A1 second', 'A1 third']);
+    expect(gate.running(1)).toBe(0);
+  });
+});

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { ConcurrencyGate } from '../concurrency-gate.js';
+import { AppError } from '../errors/app-error.js';
+import { rateLimitHeaders } from './rate-limit-rule.js';
+import { AppConfig } from '../../config/app-config.js';
+
+/** An app's requests waiting for a place beyond its cap; one more answers 429 at once. */
+const WAITING_PER_APP = 32;
+/** Request connections no tenant's expensive requests can take (cheap requests, other tenants). */
+const RESERVED_CONNECTIONS = 2;
+
+/**
+ * The process's one gate for expensive requests (lists and feeds, whose statements can take
+ * up to DB_STATEMENT_TIMEOUT_MS): a tenant runs at most EXPENSIVE_CONCURRENCY_PER_TENANT of
+ * them at once and each app at most EXPENSIVE_CONCURRENCY_PER_APP, never more than the
+ * request pool less RESERVED_CONNECTIONS, so one tenant's flood leaves connections to the
+ * others and to cheap requests. Per process: it protects this process's pool.
+ */
+@Injectable()
+export class ExpensiveRequests {
+  readonly gate: ConcurrencyGate;
+
+  constructor(config: AppConfig) {
+    const perTenant = Math.max(
+      1,
+      Math.min(config.EXPENSIVE_CONCURRENCY_PER_TENANT, config.DB_POOL_SIZE - RESERVED_CONNECTIONS),
+    );
+    const perApp = Math.min(config.EXPENSIVE_CONCURRENCY_PER_APP, perTenant);
+    const rule = { policy: 'concurrent', limit: perApp, windowSeconds: 1 };
+    this.gate = new ConcurrencyGate(
+      { perTenant, perApp, waitingPerApp: WAITING_PER_APP },
+      () =>
+        new AppError(
+          'rate_limited',
+          `Too many list requests of this app or tenant in progress (${perApp} per app, ` +
+            `${perTenant} per tenant, ${WAITING_PER_APP} waiting per app); retry in 1 s`,
+          { headers: { ...rateLimitHeaders(rule, 0, 1), 'retry-after': '1' } },
+        ),
+    );
+  }
+}

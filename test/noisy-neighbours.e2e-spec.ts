@@ -1,0 +1,187 @@
+import { Controller, Get, Module, Query } from '@nestjs/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appScope } from '../src/auth/grants.js';
+import { Authenticated } from '../src/auth/authenticated.decorator.js';
+import { Expensive } from '../src/auth/expensive.decorator.js';
+import { ExpensiveRequests } from '../src/common/rate-limit/expensive-requests.js';
+import { Transactions } from '../src/common/transactions.js';
+import { within } from './support/eventually.js';
+import { newApp, newTenant, tokenFor } from './support/factories.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * Routes whose statement takes as long as the caller says, on the request pool: a stand-in
+ * for a list over a million orders with an unselective filter (0.5–1 s each), which cannot
+ * be seeded in a test's time. `gated` runs through the caps every list route has; `hog` does
+ * not, to show what the caps and the separate pools protect against.
+ */
+@Controller('__neighbour')
+class NeighbourProbe {
+  constructor(private readonly transactions: Transactions) {}
+
+  @Get('gated')
+  @Authenticated(appScope('orders:read'))
+  @Expensive()
+  gated(@Query('ms') ms: string): Promise<unknown> {
+    return this.sleep(ms);
+  }
+
+  @Get('hog')
+  @Authenticated(appScope('orders:read'))
+  hog(@Query('ms') ms: string): Promise<unknown> {
+    return this.sleep(ms);
+  }
+
+  private async sleep(ms: string): Promise<unknown> {
+    await this.transactions.manager.query('SELECT pg_sleep($1::float / 1000)', [Number(ms)]);
+    return { slept: Number(ms) };
+  }
+}
+
+@Module({ controllers: [NeighbourProbe] })
+class NeighbourProbeModule {}
+
+interface Sample {
+  status: number;
+  ms: number;
+  retryAfter?: string;
+}
+
+function p99(samples: Sample[]): number {
+  const sorted = samples.map((s) => s.ms).sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+}
+
+describe('one tenant flooding slow lists while another is served', () => {
+  let t: TestApp;
+  let tokensA: string[];
+  let tokenB: string;
+  let tenantA: number;
+
+  beforeAll(async () => {
+    t = await createTestApp({ DB_POOL_SIZE: '10', API_RATE_LIMIT_PER_TOKEN: '100000' }, [
+      NeighbourProbeModule,
+    ]);
+    const [a, b] = [await newTenant(t), await newTenant(t)];
+    tenantA = a.id;
+    tokensA = [];
+    for (let i = 0; i < 3; i++) {
+      tokensA.push(await tokenFor(t, await newApp(t, a.id, ['orders:read']), 'orders:read'));
+    }
+    tokenB = await tokenFor(t, await newApp(t, b.id, ['orders:read']), 'orders:read');
+  });
+
+  afterAll(() => t?.close());
+
+  const timed = async (path: string, token?: string): Promise<Sample> => {
+    const start = performance.now();
+    const req = t.http.get(path);
+    const res = await (token ? req.set('authorization', `Bearer ${token}`) : req);
+    return {
+      status: res.status,
+      ms: performance.now() - start,
+      retryAfter: res.headers['retry-after'] as string | undefined,
+    };
+  };
+
+  /** A's loops (over all of A's apps) until `done`; every answer is kept. */
+  function flood(path: string, loops: number): { stop: () => Promise<Sample[]> } {
+    let over = false;
+    const samples: Sample[] = [];
+    const running = Promise.all(
+      Array.from({ length: loops }, async (_, i) => {
+        while (!over) samples.push(await timed(path, tokensA[i % tokensA.length]));
+      }),
+    );
+    return {
+      stop: async () => {
+        over = true;
+        await running;
+        return samples;
+      },
+    };
+  }
+
+  const sleepingStatements = async (): Promise<number> =>
+    (
+      await t.dataSource.query<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep%' AND state = 'active'`,
+      )
+    )[0].n;
+
+  /** B's cheap list calls and readiness probes, one after another. */
+  async function serveB(count: number): Promise<{ lists: Sample[]; ready: Sample[] }> {
+    const lists: Sample[] = [];
+    const ready: Sample[] = [];
+    for (let i = 0; i < count; i++) {
+      lists.push(await timed('/v1/orders?limit=1', tokenB));
+      if (i % 4 === 0) ready.push(await timed('/health/ready'));
+    }
+    return { lists, ready };
+  }
+
+  it('A gets 429 beyond its caps; B is answered 200 at once and readiness stays 200', async () => {
+    const floodA = flood('/__neighbour/gated?ms=400', 120);
+    // A's flood holds every place it may before B starts.
+    const gate = t.app.get(ExpensiveRequests).gate;
+    await within(5_000, async () => gate.running(tenantA) === 6);
+    const { lists, ready } = await serveB(40);
+    const a = await floodA.stop();
+
+    expect(lists.map((s) => s.status)).toEqual(lists.map(() => 200));
+    expect(ready.map((s) => s.status)).toEqual(ready.map(() => 200));
+    // A's own requests: served within its cap, the rest refused at once with Retry-After.
+    const statusesA = new Set(a.map((s) => s.status));
+    expect([...statusesA].sort()).toEqual([200, 429]);
+    for (const refused of a.filter((s) => s.status === 429)) expect(refused.retryAfter).toBe('1');
+    expect(p99(lists)).toBeLessThan(1_000);
+    // eslint-disable-next-line no-console
+    console.info(
+      `neighbours (gated): B lists p99 ${p99(lists).toFixed(0)} ms, readiness p99 ${p99(ready).toFixed(0)} ms; ` +
+        `A: ${a.filter((s) => s.status === 200).length} × 200, ${a.filter((s) => s.status === 429).length} × 429`,
+    );
+  });
+
+  it('readiness answers at once even while requests hold every request connection', async () => {
+    const floodA = flood('/__neighbour/hog?ms=800', 20);
+    // Every request connection is busy, and more requests wait for one.
+    await within(5_000, async () => (await sleepingStatements()) >= 9);
+    const ready = await timed('/health/ready');
+    await floodA.stop();
+    expect(ready.status).toBe(200);
+    expect(ready.ms).toBeLessThan(500);
+  });
+});
+
+describe('a statement past its deadline', () => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ DB_STATEMENT_TIMEOUT_MS: '300' }, [NeighbourProbeModule]);
+    const tenant = await newTenant(t);
+    token = await tokenFor(t, await newApp(t, tenant.id, ['orders:read']), 'orders:read');
+  });
+
+  afterAll(() => t?.close());
+
+  it('answers 503 unavailable with Retry-After, holds nothing, and the next request is served', async () => {
+    const res = await t.http
+      .get('/__neighbour/gated?ms=5000')
+      .set('authorization', `Bearer ${token}`);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['x-request-id']).toBeTruthy();
+    expect(res.body).toEqual({
+      error: 'unavailable',
+      error_description: expect.stringContaining('deadline') as string,
+    });
+    const sleeping: unknown[] = await t.dataSource.query(
+      "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND state = 'active'",
+    );
+    expect(sleeping).toEqual([]);
+    const next = await t.http.get('/v1/orders?limit=1').set('authorization', `Bearer ${token}`);
+    expect(next.status).toBe(200);
+  });
+});
