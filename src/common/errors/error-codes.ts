@@ -12,7 +12,7 @@ export const ERRORS = {
   invalid_scope: { status: 400, when: "a requested scope is not in the app's approved scopes" },
   validation_failed: {
     status: 400,
-    when: 'body, query or path parameter fails validation (wrong type, out of bounds, unknown enum value, unknown property); `details` names each field',
+    when: 'body, query or path parameter fails validation (wrong type, out of bounds, unknown enum value, unknown property, a repeated query parameter); `details` names each field',
   },
   invalid_ticket: {
     status: 400,
@@ -73,7 +73,7 @@ export const ERRORS = {
   },
   rate_limited: {
     status: 429,
-    when: 'a limit is exceeded; `Retry-After` seconds, plus `RateLimit-Policy` and `RateLimit`',
+    when: 'a limit is exceeded (a rate, or requests in progress of an app or tenant); `Retry-After` seconds, plus `RateLimit-Policy` and `RateLimit`',
   },
   headers_too_large: { status: 431, when: 'the request headers are too large' },
   internal_error: {
@@ -82,7 +82,7 @@ export const ERRORS = {
   },
   unavailable: {
     status: 503,
-    when: 'the database is unreachable, or the instance is shutting down',
+    when: 'the database is unreachable, a statement ran past its deadline (`DB_STATEMENT_TIMEOUT_MS`), or the instance is shutting down; `Retry-After` seconds',
   },
 } as const satisfies Record<string, { status: number; when: string }>;
 
