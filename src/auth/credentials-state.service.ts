@@ -214,7 +214,7 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   /** Drops the listener when it does not answer in time; it then reconnects. */
   async heartbeat(): Promise<void> {
     const client = this.listener;
-    if (!client) return;
+    if (!client || !this.listening) return; // none, or still connecting (its own errors count)
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('heartbeat timed out')), HEARTBEAT_TIMEOUT_MS);
