@@ -10,6 +10,7 @@ import { Webhooks1764200000002 } from './1764200000002-webhooks.js';
 import { OrderCounts1764300000000 } from './1764300000000-order-counts.js';
 import { OrderCountTriggers1764300000001 } from './1764300000001-order-count-triggers.js';
 import { WebhookDeliverySlots1765000000030 } from './1765000000030-webhook-delivery-slots.js';
+import { OrderListCoveringIndexes1765000000050 } from './1765000000050-order-list-covering-indexes.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   OrderCounts1764300000000,
   OrderCountTriggers1764300000001,
   WebhookDeliverySlots1765000000030,
+  OrderListCoveringIndexes1765000000050,
 ];
