@@ -36,6 +36,67 @@ export interface PageWindow {
   offset: number;
   /** Read in the opposite order (a page past the middle is nearer the other end). */
   reverse?: boolean;
+  /**
+   * Read every matching order through the index of the range filter (`rangeOf`), then sort
+   * them: for few matches (RANGE_FIRST_MAX), where a walk in sort order could pass most of
+   * the tenant before it finds a page of them.
+   */
+  rangeFirst?: boolean;
+}
+
+/**
+ * Up to this many matching orders, a list sorted by one timestamp and filtered by a range of
+ * the other reads range-first: the range's index, index-only (the list indexes carry the
+ * other timestamp, migration 1765000000050), then an in-memory sort; about 5 ms at most.
+ * Beyond, matches are dense enough that walking the sort index, testing the range in the
+ * index, finds a page sooner (and the sort of a deep page would be large).
+ */
+export const RANGE_FIRST_MAX = 50_000;
+
+/**
+ * The timestamp a list's range filter bounds when the list is sorted by the other one (a
+ * walk in sort order tests the range on every order it passes; the range's own index holds
+ * exactly the matches), for lists of the whole tenant filtered by nothing but statuses and
+ * timestamp ranges: the other filters select by indexes of their own, and one customer's
+ * orders are few.
+ */
+export function rangeOf(
+  scope: OrderScope,
+  spec: OrderListSpec,
+): 'created_at' | 'updated_at' | undefined {
+  if (scope.kind !== 'tenant') return undefined;
+  const { created_after, created_before, updated_after, updated_before } = spec.filters;
+  const others = Object.entries(spec.filters).filter(
+    ([name, v]) => v !== undefined && name !== 'status' && !RANGE_FILTERS.includes(name),
+  );
+  if (others.length > 0) return undefined;
+  const sorted = SORTS[spec.sort].column;
+  if (sorted === 'updated_at' && (created_after ?? created_before) !== undefined) {
+    return 'created_at';
+  }
+  if (sorted === 'created_at' && (updated_after ?? updated_before) !== undefined) {
+    return 'updated_at';
+  }
+  return undefined;
+}
+
+const RANGE_FILTERS: readonly string[] = [
+  'created_after',
+  'created_before',
+  'updated_after',
+  'updated_before',
+];
+
+/** One ordered arm per status (none: one arm), joined to be merged or counted. */
+function statusArms(
+  statuses: readonly string[],
+  params: unknown[],
+  arm: (status: string) => string,
+): string {
+  if (statuses.length === 0) return arm('');
+  return statuses
+    .map((status) => `(${arm(` AND status = $${params.push(status)}`)})`)
+    .join(' UNION ALL ');
 }
 
 /**
@@ -71,7 +132,18 @@ export function orderListSql(
   const statuses = spec.filters.status ?? [];
   const limit = `LIMIT $${params.push(window.limit)} OFFSET $${params.push(window.offset)}`;
   let ids: string;
-  if (statuses.length <= 1) {
+  const range = window.rangeFirst ? rangeOf(scope, spec) : undefined;
+  if (range !== undefined) {
+    // Each arm in its range's index order (a subquery with ORDER BY is planned on its own:
+    // the sort index cannot be chosen for it), then all of them sorted for the page.
+    const arms = statusArms(
+      statuses,
+      params,
+      (status) =>
+        `SELECT id, ${column} FROM orders WHERE ${where}${status} ORDER BY ${range} DESC, id DESC`,
+    );
+    ids = `SELECT id FROM (${arms}) AS matching ${orderBy()} ${limit}`;
+  } else if (statuses.length <= 1) {
     const status = statuses.length === 1 ? ` AND status = $${params.push(statuses[0])}` : '';
     ids = `SELECT id FROM orders WHERE ${where}${status} ${orderBy()} ${limit}`;
   } else {
@@ -94,19 +166,106 @@ export function orderListSql(
 }
 
 /**
+ * How many orders the spec selects (cursor mode's choice of plan), counted up to `cap`
+ * through the index of the range filter (rangeOf): at most `cap` index entries are read.
+ */
+export function orderMatchesUpToSql(scope: OrderScope, spec: OrderListSpec, cap: number): Sql {
+  const range = rangeOf(scope, spec);
+  if (range === undefined) throw new Error('orderMatchesUpToSql: the list has no range filter');
+  const params: unknown[] = [];
+  const where = conditions(scope, spec, params).join(' AND ');
+  const upTo = `$${params.push(cap)}`;
+  const arms = statusArms(
+    spec.filters.status ?? [],
+    params,
+    (status) =>
+      `SELECT 1 FROM orders WHERE ${where}${status} ORDER BY ${range} DESC, id DESC LIMIT ${upTo}`,
+  );
+  return {
+    text: `SELECT count(*)::int AS matching FROM (SELECT 1 FROM (${arms}) AS arms LIMIT ${upTo}) AS m`,
+    params,
+  };
+}
+
+/** Up to this many orders outside a range are counted to subtract them from the counters. */
+export const COMPLEMENT_COUNT_MAX = 10_000;
+
+/**
  * How many orders the spec selects (page mode's exact `meta.total`); `after` is ignored.
  * Read from the counters (order-counts.ts) when the list is filtered by nothing but statuses
- * and the customer; else counted.
+ * and the customer; from the counters less the orders outside the range when it is filtered
+ * by one bound of one timestamp and that leaves few out; else counted.
  */
-export function orderCountSql(scope: OrderScope, spec: OrderListSpec): Sql {
-  const counted = counterCountSql(scope, spec);
+export function orderCountSql(
+  scope: OrderScope,
+  spec: OrderListSpec,
+  complementMax = COMPLEMENT_COUNT_MAX,
+): Sql {
+  const counted = counterCountSql(scope, spec) ?? complementCountSql(scope, spec, complementMax);
   if (counted) return counted;
   const params: unknown[] = [];
+  return { text: `SELECT ${scannedCount(scope, spec, params)} AS total`, params };
+}
+
+/** `count(*)` of the spec's orders, a scalar subquery; its values pushed onto `params`. */
+function scannedCount(scope: OrderScope, spec: OrderListSpec, params: unknown[]): string {
   const where = conditions(scope, { ...spec, after: undefined }, params);
   const statuses = spec.filters.status ?? [];
   if (statuses.length === 1) where.push(`status = $${params.push(statuses[0])}`);
   if (statuses.length > 1) where.push(`status = ANY($${params.push(statuses)}::text[])`);
-  return { text: `SELECT count(*)::int AS total FROM orders WHERE ${where.join(' AND ')}`, params };
+  return `(SELECT count(*)::int FROM orders WHERE ${where.join(' AND ')})`;
+}
+
+/**
+ * A range with one bound on one timestamp (`updated_after=2000-01-01`, `created_before=…`)
+ * often holds nearly every order: count the orders outside it (one short range of that
+ * timestamp's index, read up to COMPLEMENT_COUNT_MAX) and subtract them from the counters,
+ * as counterCountSql subtracts those past the horizon. When more than that are outside, the
+ * range is counted (that probe cost at most COMPLEMENT_COUNT_MAX index entries).
+ */
+function complementCountSql(
+  scope: OrderScope,
+  spec: OrderListSpec,
+  complementMax: number,
+): Sql | undefined {
+  if (scope.kind !== 'tenant') return undefined;
+  const { status, ...others } = spec.filters;
+  const bounds = Object.entries(others).filter(([, v]) => v !== undefined);
+  if (bounds.length !== 1) return undefined;
+  const [name, value] = bounds[0];
+  if (!RANGE_FILTERS.includes(name)) return undefined;
+  requireTenant(scope.tenantId);
+  // $1, $2 and (with statuses) $3 as countExpression reads them.
+  const params: unknown[] = [scope.tenantId, WHOLE_TENANT];
+  if (status !== undefined) params.push(status);
+  const bound = `$${params.push(value)}::timestamptz`;
+  const column = name.startsWith('created') ? 'created_at' : 'updated_at';
+  const outside = `${column} ${name.endsWith('_after') ? '<' : '>='} ${bound}`;
+  const upTo = `$${params.push(complementMax)}`;
+  // Orders past the horizon (ascending sorts) are outside too: subtracted once, as `recent`,
+  // and kept out of the probe.
+  const sorted = SORTS[spec.sort].column;
+  let beforeHorizon = '';
+  let recent = '0';
+  if (spec.horizon !== undefined) {
+    const horizon = `$${params.push(spec.horizon)}::timestamptz`;
+    const byStatus = status === undefined ? '' : ' AND status = ANY($3::text[])';
+    beforeHorizon = ` AND ${sorted} < ${horizon}`;
+    recent = `(SELECT count(*) FROM orders WHERE tenant_id = $1${byStatus} AND ${sorted} >= ${horizon})`;
+  }
+  const arms = statusArms(
+    status ?? [],
+    params,
+    (byStatus) =>
+      `SELECT 1 FROM orders WHERE tenant_id = $1${byStatus} AND ${outside}${beforeHorizon} ORDER BY ${column} DESC, id DESC LIMIT ${upTo}`,
+  );
+  const counted = countExpression(status !== undefined);
+  return {
+    text: `SELECT (CASE WHEN o.n < ${upTo} THEN ${counted} - ${recent} - o.n
+        ELSE ${scannedCount(scope, spec, params)} END)::int AS total
+      FROM (SELECT count(*) AS n FROM (SELECT 1 FROM (${arms}) AS arms LIMIT ${upTo}) AS p) AS o`,
+    params,
+  };
 }
 
 /**

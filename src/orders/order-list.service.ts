@@ -5,7 +5,7 @@ import type { ListOrdersQuery } from './dto/order-queries.dto.js';
 import type { OrderDto, OrderPageDto } from './dto/order.dto.js';
 import { encodeOrderListCursor, type OrderListPosition } from './order-list-cursor.js';
 import { readListHorizon } from './order-list-horizon.js';
-import { isAscending, type OrderListSpec } from './order-list-query.js';
+import { isAscending, RANGE_FIRST_MAX, rangeOf, type OrderListSpec } from './order-list-query.js';
 import { toOrderListRequest, type OrderListRequest } from './order-list-request.js';
 import { toOrderDto } from './order.mapper.js';
 import { orderScopeOf, type OrderScope } from './order-scope.js';
@@ -34,8 +34,12 @@ export class OrderListService {
       horizon: isAscending(request.sort) ? await readListHorizon(m) : undefined,
     };
     if (request.mode === 'cursor') {
+      const rangeFirst =
+        rangeOf(scope, spec) !== undefined &&
+        (await this.orders.countUpTo(m, scope, spec, RANGE_FIRST_MAX + 1)) <= RANGE_FIRST_MAX;
       // One row more than the page tells whether more follow.
-      const rows = await this.orders.list(m, scope, spec, { limit: request.limit + 1, offset: 0 });
+      const window = { limit: request.limit + 1, offset: 0, rangeFirst };
+      const rows = await this.orders.list(m, scope, spec, window);
       const page = rows.slice(0, request.limit);
       const hasMore = rows.length > request.limit;
       return {
@@ -65,7 +69,9 @@ export class OrderListService {
   /**
    * Page mode. Page 1 and its total are one query. A later page needs the total first (from
    * the counters, mostly), then reads from whichever end of the list is nearer: the last
-   * page of a million orders skips a few rows from the end instead of a million.
+   * page of a million orders skips a few rows from the end instead of a million. A list
+   * sorted by one timestamp and filtered by a range of the other (rangeOf) needs its total
+   * first on page 1 too: with few matches it reads them range-first (RANGE_FIRST_MAX).
    */
   private async readPage(
     scope: OrderScope,
@@ -75,7 +81,8 @@ export class OrderListService {
   ): Promise<{ page: ListedOrderRow[]; total: number }> {
     const m = this.transactions.manager;
     const offset = (pageNumber - 1) * limit;
-    if (offset === 0) {
+    const ranged = rangeOf(scope, spec) !== undefined;
+    if (offset === 0 && !ranged) {
       const page = await this.orders.list(m, scope, spec, { limit, offset }, true);
       // An empty list has no row to carry the total.
       const total = page[0]?.total ?? (await this.orders.count(m, scope, spec));
@@ -83,11 +90,12 @@ export class OrderListService {
     }
     const total = await this.orders.count(m, scope, spec);
     if (offset >= total) return { page: [], total };
+    const rangeFirst = ranged && total <= RANGE_FIRST_MAX;
     const end = Math.min(offset + limit, total);
     if (offset <= total - end) {
-      return { page: await this.orders.list(m, scope, spec, { limit, offset }), total };
+      return { page: await this.orders.list(m, scope, spec, { limit, offset, rangeFirst }), total };
     }
-    const fromEnd = { limit: end - offset, offset: total - end, reverse: true };
+    const fromEnd = { limit: end - offset, offset: total - end, reverse: true, rangeFirst };
     return { page: (await this.orders.list(m, scope, spec, fromEnd)).toReversed(), total };
   }
 }

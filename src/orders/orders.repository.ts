@@ -6,6 +6,7 @@ import {
   ORDER_ITEMS_JSON,
   orderCountSql,
   orderListSql,
+  orderMatchesUpToSql,
   type OrderListSpec,
   type PageWindow,
 } from './order-list-query.js';
@@ -101,6 +102,18 @@ export class OrdersRepository {
       ? await preparedQuery(m, text, params)
       : await m.query(text, params);
     return rows[0].total;
+  }
+
+  /** How many orders the spec selects, counted up to `cap` (order-list-query.ts rangeOf). */
+  async countUpTo(
+    m: EntityManager,
+    scope: OrderScope,
+    spec: OrderListSpec,
+    cap: number,
+  ): Promise<number> {
+    const { text, params } = orderMatchesUpToSql(scope, spec, cap);
+    const rows: Array<{ matching: number }> = await m.query(text, params);
+    return rows[0].matching;
   }
 
   async find(
