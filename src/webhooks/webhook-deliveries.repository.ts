@@ -58,9 +58,9 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Records the outcome of attempt number `attempt` and releases its claim. False when the
-   * claim is no longer this attempt's (its lease ran out and the attempt was made again):
-   * then nothing is written.
+   * Records the outcome of attempt number `attempt` and releases its claim; a success also
+   * ends the endpoint's failure streak. False when the claim is no longer this attempt's (its
+   * lease ran out and the attempt was made again): then nothing is written.
    */
   async record(
     m: EntityManager,
@@ -80,7 +80,11 @@ export class WebhookDeliveriesRepository {
            claimed_until = NULL
          WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND state = 'pending'
            AND claimed_until IS NOT NULL
-         RETURNING 1)
+         RETURNING endpoint_id),
+       streak_ended AS (
+         UPDATE webhook_endpoints ep SET failing_since = NULL FROM recorded
+         WHERE $4 = 'succeeded' AND ep.tenant_id = $1 AND ep.id = recorded.endpoint_id
+           AND ep.failing_since IS NOT NULL)
        SELECT 1 FROM recorded`,
       [
         tenantId,
@@ -93,15 +97,6 @@ export class WebhookDeliveriesRepository {
       ],
     );
     return rows.length > 0;
-  }
-
-  /** A success ends the endpoint's failure streak. */
-  async endpointSucceeded(m: EntityManager, tenantId: number, endpointId: number): Promise<void> {
-    await m.query(
-      `UPDATE webhook_endpoints SET failing_since = NULL
-       WHERE tenant_id = $1 AND id = $2 AND failing_since IS NOT NULL`,
-      [tenantId, endpointId],
-    );
   }
 
   /**

@@ -41,6 +41,37 @@ export class WebhookDeliverySlotsRepository {
   }
 
   /**
+   * Claims the attempt of a woken delivery whose slot is still held for it (and whose endpoint
+   * and app are active). The held slot becomes the attempt's in the same row: no slot count
+   * changes, so no lock is needed. Undefined: not so; `claim` decides under the lock.
+   */
+  async claimWoken(
+    m: EntityManager,
+    tenantId: number,
+    deliveryId: number,
+    leaseSeconds: number,
+  ): Promise<number | undefined> {
+    requireTenant(tenantId);
+    const rows: Array<{ attempts: number }> = await m.query(
+      `WITH claimed AS (
+         UPDATE webhook_deliveries d SET
+           attempts = d.attempts + 1,
+           last_attempt_at = now(),
+           claimed_until = now() + make_interval(secs => $3),
+           waiting_since = NULL,
+           woken_until = NULL
+         FROM webhook_endpoints ep, apps a
+         WHERE d.tenant_id = $1 AND d.id = $2 AND d.state = 'pending' AND d.woken_until > now()
+           AND ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id AND ep.active
+           AND a.tenant_id = ep.tenant_id AND a.id = ep.app_id AND a.active
+         RETURNING d.attempts)
+       SELECT attempts FROM claimed`,
+      [tenantId, deliveryId, leaseSeconds],
+    );
+    return rows[0]?.attempts;
+  }
+
+  /**
    * Claims the delivery's next attempt when it is pending, due and not in flight, and a slot
    * is free (slots held by others: attempts in flight and woken deliveries); else parks it.
    * A claim counts the attempt at once: every POST made is in `attempts`, even a lost one.

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
-import { deliveryJob } from './webhook-delivery-job.js';
+import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
 import {
   WebhookDeliverySlotsRepository,
   type Claim,
@@ -47,8 +47,19 @@ export class WebhookDeliverySlots {
     };
   }
 
-  /** Claims the delivery's next attempt, or parks it; a woken one's slot, if unused, moves on. */
-  claim(tenantId: number, deliveryId: number): Promise<Claim> {
+  /**
+   * Claims the delivery's next attempt (a woken one takes the slot held for it), or parks it;
+   * a slot held for a delivery that cannot use it (inactive endpoint) moves on at once.
+   */
+  async claim(tenantId: number, deliveryId: number): Promise<Claim> {
+    const { leaseSeconds } = this.limits;
+    const attempt = await this.slots.claimWoken(
+      this.transactions.manager,
+      tenantId,
+      deliveryId,
+      leaseSeconds,
+    );
+    if (attempt !== undefined) return { kind: 'claimed', attempt };
     return this.transactions.run(async (m) => {
       await this.slots.lockTenants(m, [tenantId]);
       const claim = await this.slots.claim(m, tenantId, deliveryId, this.limits);
@@ -57,19 +68,32 @@ export class WebhookDeliverySlots {
     });
   }
 
-  /** First in a transaction that frees slots or adds to a line: the tenants' decisions wait. */
+  /**
+   * Before `wake`, in a transaction that freed slots or added to a line: the tenants' other
+   * slot decisions wait for its commit, and the wake's snapshot sees theirs.
+   */
   lock(m: EntityManager, tenantIds: number[]): Promise<void> {
     return this.slots.lockTenants(m, tenantIds);
   }
 
-  /** After `lock` and the change, in the same transaction: jobs for the next in line. */
-  async wake(m: EntityManager, tenantIds: number[]): Promise<number> {
+  /**
+   * After `lock` and the change, in the same transaction: jobs for the next in line. With
+   * `handOff`, the first woken delivery of that tenant gets no job: it is returned for the
+   * caller to claim (if the caller dies first, its held slot lapses and it is woken again).
+   */
+  async wake(
+    m: EntityManager,
+    tenantIds: number[],
+    handOff?: number,
+  ): Promise<DeliveryJob | undefined> {
     const woken = await this.slots.wake(m, tenantIds, this.limits);
+    const kept = woken.findIndex((w) => w.tenantId === handOff);
+    const jobs = woken.filter((_, i) => i !== kept);
     await this.queue.insertInTransaction(
       m,
-      woken.map((job) => deliveryJob(job, { woken: true })),
+      jobs.map((job) => deliveryJob(job, { woken: true })),
     );
-    if (woken.length > 0) this.transactions.afterCommit(() => this.wokenListener());
-    return woken.length;
+    if (jobs.length > 0) this.transactions.afterCommit(() => this.wokenListener());
+    return woken[kept];
   }
 }

@@ -1,31 +1,30 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type PgBoss from 'pg-boss';
-import type { EntityManager } from 'typeorm';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { toEventDto } from '../events/event.mapper.js';
-import { EventLog } from '../events/event-log.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { SecretBox } from './secret-box.js';
-import { deliveryJob, WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
+import { WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
 import {
   WebhookDeliveriesRepository,
-  type AttemptRecord,
   type DeliveryTarget,
 } from './webhook-deliveries.repository.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
-import { toEndpointDto } from './webhook-endpoint.mapper.js';
+import { WebhookOutcomeRecorder } from './webhook-outcome-recorder.service.js';
 import { postWebhook, type SendOutcome } from './webhook-sender.js';
 import { signatureHeader } from './webhook-signature.js';
+
+/** A poller hands itself woken deliveries this long, then leaves them to jobs. */
+const HAND_OFF_MS = 15_000;
 
 /**
  * Sends deliveries (Standard Webhooks) from the job queue. Each job first claims the
  * delivery's next attempt (webhook-delivery-slots: at most one attempt of a delivery in
  * flight, and the per-endpoint and per-tenant caps, across all processes); a delivery with no
  * free slot waits in line without a job. The HTTP request runs outside any transaction; its
- * outcome (success, the next retry of WEBHOOK_RETRY_SCHEDULE as a new job with the same
- * `webhook-id`, or `failed`) is recorded with the claim's release, which wakes the next in
- * line. An endpoint with no success for 5 days is disabled with an `endpoint.disabled` event.
+ * outcome is recorded with the claim's release (webhook-outcome-recorder), which wakes the
+ * next in line.
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap {
@@ -34,10 +33,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly slots: WebhookDeliverySlots,
+    private readonly outcomes: WebhookOutcomeRecorder,
     private readonly transactions: Transactions,
     private readonly queue: JobQueue,
     private readonly box: SecretBox,
-    private readonly events: EventLog,
     private readonly config: AppConfig,
   ) {}
 
@@ -69,20 +68,37 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
     for (const id of this.pollers) this.queue.boss.notifyWorker(id);
   }
 
-  async attempt({ tenantId, deliveryId }: DeliveryJob): Promise<void> {
+  /**
+   * The job's attempt, then, for up to HAND_OFF_MS, the woken deliveries its releases hand
+   * to this poller: a line drains without a job, a fetch and a claim transaction each.
+   */
+  async attempt(job: DeliveryJob): Promise<void> {
+    const started = Date.now();
+    let next: DeliveryJob | undefined = job;
+    while (next) next = await this.attemptOne(next, Date.now() - started < HAND_OFF_MS);
+  }
+
+  private async attemptOne(job: DeliveryJob, handOff: boolean): Promise<DeliveryJob | undefined> {
+    const { tenantId, deliveryId } = job;
     const claim = await this.slots.claim(tenantId, deliveryId);
-    if (claim.kind !== 'claimed') return;
+    if (claim.kind !== 'claimed') return undefined;
     const target = await this.deliveries.target(this.transactions.manager, tenantId, deliveryId);
-    if (!target) return; // deleted with its endpoint meanwhile: nothing left to record
+    if (!target) return undefined; // deleted with its endpoint meanwhile: nothing to record
     const outcome = await this.send(target);
     // Attempt n failed: the schedule's n-th delay, if it has one.
     const retryIn = outcome.ok ? null : (this.config.webhookRetryDelays[claim.attempt - 1] ?? null);
-    await this.record({ tenantId, deliveryId }, claim.attempt, target, {
-      state: outcome.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending',
-      statusCode: outcome.statusCode,
-      error: outcome.ok ? null : outcome.error,
-      retryIn,
-    });
+    return this.outcomes.record(
+      job,
+      claim.attempt,
+      target.endpoint_id,
+      {
+        state: outcome.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending',
+        statusCode: outcome.statusCode,
+        error: outcome.ok ? null : outcome.error,
+        retryIn,
+      },
+      handOff,
+    );
   }
 
   private send(target: DeliveryTarget): Promise<SendOutcome> {
@@ -116,51 +132,5 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
         timeoutMs: this.config.WEBHOOK_TIMEOUT_SECONDS * 1000,
       },
     );
-  }
-
-  private async record(
-    { tenantId, deliveryId }: DeliveryJob,
-    attempt: number,
-    target: DeliveryTarget,
-    outcome: AttemptRecord,
-  ): Promise<void> {
-    await this.transactions.run(async (m) => {
-      await this.slots.lock(m, [tenantId]);
-      if (await this.deliveries.record(m, tenantId, deliveryId, attempt, outcome)) {
-        if (outcome.retryIn !== null) {
-          await this.queue.insertInTransaction(m, [
-            deliveryJob({ tenantId, deliveryId }, { inSeconds: outcome.retryIn }),
-          ]);
-        }
-        await this.endpointStreak(m, tenantId, target, outcome);
-      }
-      await this.slots.wake(m, [tenantId]);
-    });
-  }
-
-  private async endpointStreak(
-    m: EntityManager,
-    tenantId: number,
-    target: DeliveryTarget,
-    outcome: AttemptRecord,
-  ): Promise<void> {
-    if (outcome.state === 'succeeded') {
-      await this.deliveries.endpointSucceeded(m, tenantId, target.endpoint_id);
-      return;
-    }
-    const disabled = await this.deliveries.endpointFailed(m, tenantId, target.endpoint_id);
-    if (!disabled) return;
-    this.logger.warn(
-      { tenantId, endpointId: disabled.id },
-      'webhook endpoint disabled after 5 days of failures',
-    );
-    await this.events.append(m, [
-      {
-        tenantId,
-        appId: disabled.app_id,
-        type: 'endpoint.disabled',
-        data: { object: toEndpointDto(disabled) },
-      },
-    ]);
   }
 }

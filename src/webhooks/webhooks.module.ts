@@ -8,6 +8,7 @@ import { WebhookDeliverySlotsRepository } from './webhook-delivery-slots.reposit
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.service.js';
+import { WebhookOutcomeRecorder } from './webhook-outcome-recorder.service.js';
 import { WebhookRecovery } from './webhook-recovery.service.js';
 import { WebhookEndpointsController } from './webhook-endpoints.controller.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
@@ -29,6 +30,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
     WebhookDeliverySlotsRepository,
     WebhookDeliverySlots,
     WebhookDispatcher,
+    WebhookOutcomeRecorder,
     WebhookDeliveryWorker,
     WebhookRecovery,
   ],
