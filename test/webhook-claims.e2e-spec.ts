@@ -172,6 +172,28 @@ describe('webhook attempts are claimed', () => {
     await stop(a);
   });
 
+  it('a woken delivery whose poller died before claiming it is woken again', async () => {
+    const t = await instance();
+    const s = await newShop(t);
+    const endpoint = await newEndpoint(s, t);
+    await placeOrder(t, s);
+    await within(5000, () => Promise.resolve(receiver.at(endpoint.path).length === 1));
+    await within(5000, async () => (await onlyDelivery(t, s, endpoint.id)).state === 'succeeded');
+    const { id } = await onlyDelivery(t, s, endpoint.id);
+    // In line with its slot held for a handed-off claim that never came (the hold lapsed).
+    await t.dataSource.query(
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now(),
+         waiting_since = now(), woken_until = now() - interval '1 second' WHERE id = $1`,
+      [id],
+    );
+    expect(await queuedJobs(t, id)).toBe(0);
+    expect(await t.app.get(WebhookRecovery).requeueOverdue()).toBe(0); // woken, not lost
+    await within(5000, () => Promise.resolve(receiver.at(endpoint.path).length === 2));
+    await within(5000, async () => (await onlyDelivery(t, s, endpoint.id)).state === 'succeeded');
+    expect(await onlyDelivery(t, s, endpoint.id)).toMatchObject({ attempts: 2 });
+    await stop(t);
+  });
+
   it('a worker killed mid-send leaves a claim that is made again once its lease has run out', async () => {
     // This instance serves the API only: the delivery is sent by the worker process below.
     const api = await instance({ WORKER: 'off' });
