@@ -1,4 +1,9 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type PgBoss from 'pg-boss';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
@@ -27,7 +32,7 @@ const HAND_OFF_MS = 15_000;
  * next in line.
  */
 @Injectable()
-export class WebhookDeliveryWorker implements OnApplicationBootstrap {
+export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WebhookDeliveryWorker');
 
   constructor(
@@ -41,11 +46,13 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
   ) {}
 
   private readonly pollers: string[] = [];
+  /** Shutting down: no more hand-offs, so the jobs in hand end soon (woken ones get jobs). */
+  private stopping = false;
 
   /**
    * WEBHOOK_CONCURRENCY pollers of one job each: a receiver that takes the whole timeout
    * holds one poller, and the others go on. After a job a poller asks again at once; idle
-   * ones poll every 2 s (the dispatcher wakes them when it made deliveries here).
+   * ones poll every 2 s (jobs woken here, by the dispatcher or a release, notify them).
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.WORKER === 'off') return;
@@ -63,6 +70,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
     }
   }
 
+  beforeApplicationShutdown(): void {
+    this.stopping = true;
+  }
+
   /** New jobs were committed (made or woken here): every local poller fetches now. */
   wake(): void {
     for (const id of this.pollers) this.queue.boss.notifyWorker(id);
@@ -75,7 +86,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap {
   async attempt(job: DeliveryJob): Promise<void> {
     const started = Date.now();
     let next: DeliveryJob | undefined = job;
-    while (next) next = await this.attemptOne(next, Date.now() - started < HAND_OFF_MS);
+    while (next) {
+      next = await this.attemptOne(next, !this.stopping && Date.now() - started < HAND_OFF_MS);
+    }
   }
 
   private async attemptOne(job: DeliveryJob, handOff: boolean): Promise<DeliveryJob | undefined> {
