@@ -31,6 +31,9 @@ export function dataSourceOptions(url: string, pool: number | PoolOptions = 10):
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     migrationsRun: false,
+    // Each migration in its own transaction, or none when it says so (an index built
+    // CONCURRENTLY): also what `npm run typeorm -- migration:run` does by default then.
+    migrationsTransactionMode: 'each',
     // Ids and minor-unit amounts are bigint; they stay far below 2^53.
     parseInt8: true,
     logging: false,
