@@ -113,7 +113,7 @@ export class AppConfig {
   @IsInt()
   @Min(2)
   @Max(100)
-  DB_BACKGROUND_POOL_SIZE = 6;
+  DB_BACKGROUND_POOL_SIZE = 8;
 
   /** Whole-request deadline; slow or stuck clients are cut off after it. */
   @Transform(toInteger)

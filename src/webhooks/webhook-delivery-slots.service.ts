@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
@@ -26,7 +26,7 @@ const WAKE_SECONDS = 60;
 export class WebhookDeliverySlots {
   constructor(
     private readonly slots: WebhookDeliverySlotsRepository,
-    private readonly transactions: Transactions,
+    private readonly transactions: BackgroundTransactions,
     private readonly queue: JobQueue,
     private readonly config: AppConfig,
   ) {}

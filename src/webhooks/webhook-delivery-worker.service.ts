@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type PgBoss from 'pg-boss';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { toEventDto } from '../events/event.mapper.js';
 import { JobQueue } from '../queue/job-queue.service.js';
@@ -39,7 +39,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly slots: WebhookDeliverySlots,
     private readonly outcomes: WebhookOutcomeRecorder,
-    private readonly transactions: Transactions,
+    private readonly transactions: BackgroundTransactions,
     private readonly queue: JobQueue,
     private readonly box: SecretBox,
     private readonly config: AppConfig,

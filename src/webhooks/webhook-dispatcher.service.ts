@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { PeriodicRun } from '../common/periodic-run.js';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { entitlementPairs } from './event-entitlements.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
@@ -29,7 +29,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private periodic?: PeriodicRun;
 
   constructor(
-    private readonly transactions: Transactions,
+    private readonly transactions: BackgroundTransactions,
     private readonly config: AppConfig,
     private readonly slots: WebhookDeliverySlots,
   ) {}

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { EventLog } from '../events/event-log.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
@@ -23,7 +23,7 @@ export class WebhookOutcomeRecorder {
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly slots: WebhookDeliverySlots,
-    private readonly transactions: Transactions,
+    private readonly transactions: BackgroundTransactions,
     private readonly queue: JobQueue,
     private readonly events: EventLog,
   ) {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
 import { WebhookDeliverySlotsRepository } from './webhook-delivery-slots.repository.js';
 
@@ -18,7 +18,7 @@ export class WebhookRecovery {
   constructor(
     private readonly repository: WebhookDeliverySlotsRepository,
     private readonly slots: WebhookDeliverySlots,
-    private readonly transactions: Transactions,
+    private readonly transactions: BackgroundTransactions,
   ) {}
 
   /** Returns how many deliveries were put back in line. */
