@@ -29,7 +29,9 @@ export function Authenticated(...grants: Grant[]): MethodDecorator & ClassDecora
     ApiErrors({
       unauthenticated: 'token missing, invalid, expired or revoked',
       scope_denied: `needs ${needs}`,
-      rate_limited: 'too many requests with this token (`Retry-After`, `RateLimit` headers)',
+      rate_limited:
+        'too many requests with this token, or on list and feed routes too many requests of ' +
+        'the app or tenant in progress (`Retry-After`, `RateLimit` headers)',
     }),
   );
 }

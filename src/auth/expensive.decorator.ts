@@ -8,7 +8,6 @@ import {
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { from, type Observable, finalize, switchMap } from 'rxjs';
-import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import type { RequestContext } from './request-context.js';
 
@@ -32,12 +31,6 @@ export class ExpensiveRequestGate implements NestInterceptor {
  * and per-app concurrency caps (ExpensiveRequests). After @Authenticated, which sets the caller.
  */
 export function Expensive(): MethodDecorator {
-  return applyDecorators(
-    UseInterceptors(ExpensiveRequestGate),
-    ApiErrors({
-      rate_limited:
-        'too many requests with this token, or too many list requests of the app or tenant ' +
-        'in progress (`Retry-After`, `RateLimit` headers)',
-    }),
-  );
+  // Its 429 is documented with the token rate's, by @Authenticated.
+  return applyDecorators(UseInterceptors(ExpensiveRequestGate));
 }

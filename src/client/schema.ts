@@ -95,7 +95,7 @@ export interface paths {
     };
     /**
      * Readiness: the database answers within 1 s
-     * @description Pings the database with a 1-second timeout: 200 when it answers, else 503 `unavailable` with `Retry-After: 5` (take the instance out of rotation). Public: no token.
+     * @description Pings the database with a 1-second timeout, on a connection of its own (a flood of requests never makes a healthy database look down): 200 when it answers, else 503 `unavailable` with `Retry-After: 5` (take the instance out of rotation); 200 again on the first probe after the database answers. Public: no token.
      */
     get: operations['HealthController_ready'];
     put?: never;
@@ -368,7 +368,7 @@ export interface paths {
     put?: never;
     /**
      * Send the delivery again (same `webhook-id`), now and with the retry schedule after
-     * @description Puts the delivery, whatever its state, back to `pending` and due now. Its attempt count goes on, so retries use only what is left of WEBHOOK_RETRY_SCHEDULE (a delivery that used it up gets this one attempt), and an inactive endpoint fails it without sending. Needs an app token with `webhooks:write`.
+     * @description Puts a `succeeded` or `failed` delivery back to `pending` and due now: one new attempt. Its attempt count goes on, so retries use only what is left of WEBHOOK_RETRY_SCHEDULE (a delivery that used it up gets this one attempt), and an inactive endpoint fails it without sending. A delivery that is still `pending` (waiting for its first attempt, a retry or a free delivery slot, or with an attempt in flight) already has its next attempt coming: it is left as it is and the answer is its current state, so any number of calls adds no attempt and never puts two attempts of a delivery in flight. Attempts are sent one at a time per delivery, at most WEBHOOK_ENDPOINT_CONCURRENCY at once per endpoint and WEBHOOK_TENANT_CONCURRENCY per tenant. Needs an app token with `webhooks:write`.
      */
     post: operations['WebhookEndpointsController_redeliver'];
     delete?: never;
@@ -1472,7 +1472,7 @@ export interface components {
         | 'token.revoked'
         | 'endpoint.disabled';
       /**
-       * @description Attempts made so far
+       * @description Attempts made so far (requests sent), counting an attempt in flight
        * @example 2
        */
       attempts: number;
@@ -1487,6 +1487,7 @@ export interface components {
       last_error: string | null;
       /**
        * Format: date-time
+       * @description When the last attempt began
        * @example 2026-11-23T10:15:06.000Z
        */
       last_attempt_at: string | null;
@@ -2025,7 +2026,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2114,7 +2115,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2177,7 +2178,7 @@ export interface operations {
           'application/json': components['schemas']['OrderPageDto'];
         };
       };
-      /** @description `validation_failed`: a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field); `invalid_request`: malformed JSON body or URL */
+      /** @description `validation_failed`: a parameter out of range, malformed (never clamped) or repeated (a list is one comma-separated value), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field); `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2215,7 +2216,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2326,7 +2327,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2415,7 +2416,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2504,7 +2505,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2611,7 +2612,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2704,7 +2705,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2768,7 +2769,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2851,7 +2852,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2940,7 +2941,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3028,7 +3029,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3123,7 +3124,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3212,7 +3213,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3304,7 +3305,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3394,7 +3395,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3493,7 +3494,7 @@ export interface operations {
       /**
        * @description `rate_limited`: too many registrations from this X-Customer-IP, or password hashing is saturated
        *
-       *     `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers)
+       *     `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers)
        */
       429: {
         headers: {
@@ -3585,7 +3586,7 @@ export interface operations {
       /**
        * @description `rate_limited`: too many failed logins for this email, or from this X-Customer-IP (`Retry-After`)
        *
-       *     `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers)
+       *     `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers)
        */
       429: {
         headers: {
@@ -3679,7 +3680,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3760,7 +3761,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3844,7 +3845,7 @@ export interface operations {
       /**
        * @description `rate_limited`: password hashing is saturated; retry
        *
-       *     `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers)
+       *     `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers)
        */
       429: {
         headers: {
@@ -3927,7 +3928,7 @@ export interface operations {
       /**
        * @description `rate_limited`: too many failed logins for this email (`Retry-After`)
        *
-       *     `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers)
+       *     `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers)
        */
       429: {
         headers: {
@@ -3990,7 +3991,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4054,7 +4055,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4116,7 +4117,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4179,7 +4180,7 @@ export interface operations {
           'application/json': components['schemas']['OrderPageDto'];
         };
       };
-      /** @description `validation_failed`: a parameter out of range or malformed (never clamped), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field); `invalid_request`: malformed JSON body or URL */
+      /** @description `validation_failed`: a parameter out of range, malformed (never clamped) or repeated (a list is one comma-separated value), `page` with `cursor`, a cursor this list did not make, or a sort or filter that differs from the cursor’s (details name the field); `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4217,7 +4218,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4306,7 +4307,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4433,7 +4434,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4512,7 +4513,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description `rate_limited`: too many requests with this token (`Retry-After`, `RateLimit` headers) */
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
