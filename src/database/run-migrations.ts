@@ -3,6 +3,7 @@ import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor.js';
 
 /** Any constant shared by every instance; only one of them migrates at a time. */
 const MIGRATION_LOCK = 7_240_001;
+const LOCK_RETRY_MS = 100;
 
 /**
  * Applies pending migrations under a session advisory lock, so instances starting together
@@ -15,7 +16,17 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   await runner.connect();
   try {
     await runner.query('SET statement_timeout = 0');
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    // Tried, not awaited in the database: an index built CONCURRENTLY by the instance that
+    // migrates waits for every transaction with a snapshot to end, and a session blocked in
+    // pg_advisory_lock() is one, so two instances starting together deadlocked.
+    for (;;) {
+      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
+        'SELECT pg_try_advisory_lock($1) AS locked',
+        [MIGRATION_LOCK],
+      );
+      if (locked) break;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
     const executor = new MigrationExecutor(dataSource, runner);
     executor.transaction = 'each';
     const applied = await executor.executePendingMigrations();
