@@ -1,8 +1,9 @@
 import { Controller, Get, Module, Query } from '@nestjs/common';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appScope } from '../src/auth/grants.js';
-import { Authenticated } from '../src/auth/authenticated.decorator.js';
-import { Expensive } from '../src/auth/expensive.decorator.js';
+import { AppCtx, Authenticated } from '../src/auth/authenticated.decorator.js';
+import type { AppContext } from '../src/auth/request-context.js';
 import { ExpensiveRequests } from '../src/common/rate-limit/expensive-requests.js';
 import { Transactions } from '../src/common/transactions.js';
 import { within } from './support/eventually.js';
@@ -12,18 +13,20 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 /**
  * Routes whose statement takes as long as the caller says, on the request pool: a stand-in
  * for a list over a million orders with an unselective filter (0.5–1 s each), which cannot
- * be seeded in a test's time. `gated` runs through the caps every list route has; `hog` does
- * not, to show what the caps and the separate pools protect against.
+ * be seeded in a test's time. `gated` runs through the caps every list and feed service
+ * has (ExpensiveRequests); `hog` does not, to show what the caps and the separate pools protect against.
  */
 @Controller('__neighbour')
 class NeighbourProbe {
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly expensive: ExpensiveRequests,
+  ) {}
 
   @Get('gated')
   @Authenticated(appScope('orders:read'))
-  @Expensive()
-  gated(@Query('ms') ms: string): Promise<unknown> {
-    return this.sleep(ms);
+  gated(@AppCtx() ctx: AppContext, @Query('ms') ms: string): Promise<unknown> {
+    return this.expensive.run(ctx, () => this.sleep(ms));
   }
 
   @Get('hog')
@@ -57,6 +60,7 @@ describe('one tenant flooding slow lists while another is served', () => {
   let tokensA: string[];
   let tokenB: string;
   let tenantA: number;
+  let appA: number;
 
   beforeAll(async () => {
     t = await createTestApp({ DB_POOL_SIZE: '10', API_RATE_LIMIT_PER_TOKEN: '100000' }, [
@@ -66,7 +70,9 @@ describe('one tenant flooding slow lists while another is served', () => {
     tenantA = a.id;
     tokensA = [];
     for (let i = 0; i < 3; i++) {
-      tokensA.push(await tokenFor(t, await newApp(t, a.id, ['orders:read']), 'orders:read'));
+      const client = await newApp(t, a.id, ['orders:read', 'events:read', 'products:read']);
+      appA ??= client.app.id;
+      tokensA.push(await tokenFor(t, client));
     }
     tokenB = await tokenFor(t, await newApp(t, b.id, ['orders:read']), 'orders:read');
   });
@@ -102,13 +108,20 @@ describe('one tenant flooding slow lists while another is served', () => {
     };
   }
 
-  const sleepingStatements = async (): Promise<number> =>
-    (
-      await t.dataSource.query<Array<{ n: number }>>(
+  /** Counted on a connection of the test's own: the request pool is what is being filled. */
+  const sleepingStatements = async (): Promise<number> => {
+    const client = new pg.Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
          WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep%' AND state = 'active'`,
-      )
-    )[0].n;
+      );
+      return rows[0].n;
+    } finally {
+      await client.end();
+    }
+  };
 
   /** B's cheap list calls and readiness probes, one after another. */
   async function serveB(count: number): Promise<{ lists: Sample[]; ready: Sample[] }> {
@@ -143,10 +156,34 @@ describe('one tenant flooding slow lists while another is served', () => {
     );
   });
 
+  it('every list and feed route goes through the caps: an app at its cap and queue gets 429 at once', async () => {
+    const gate = t.app.get(ExpensiveRequests).gate;
+    const owner = { tenantId: tenantA, appId: appA };
+    // The app's 4 places and its 32 waiting places, held.
+    const held = await Promise.all(Array.from({ length: 4 }, () => gate.enter(owner)));
+    const queued = Array.from({ length: 32 }, () => gate.enter(owner));
+    try {
+      for (const path of ['/v1/orders', '/v1/orders/1/events', '/v1/events', '/v1/products']) {
+        const res = await t.http.get(path).set('authorization', `Bearer ${tokensA[0]}`);
+        expect([path, res.status, res.body.error]).toEqual([path, 429, 'rate_limited']);
+        expect(res.headers['retry-after']).toBe('1');
+        expect(res.headers['ratelimit-policy']).toBe('"concurrent";q=4;w=1');
+      }
+      // Another app of the same tenant is not held up by this one's queue.
+      const sibling = await t.http.get('/v1/orders').set('authorization', `Bearer ${tokensA[1]}`);
+      expect(sibling.status).toBe(200);
+    } finally {
+      // Each queued entry leaves as soon as it is let in, handing its place on.
+      const drained = Promise.all(queued.map((entered) => entered.then((leave) => leave())));
+      held.forEach((leave) => leave());
+      await drained;
+    }
+  });
+
   it('readiness answers at once even while requests hold every request connection', async () => {
     const floodA = flood('/__neighbour/hog?ms=800', 20);
     // Every request connection is busy, and more requests wait for one.
-    await within(5_000, async () => (await sleepingStatements()) >= 9);
+    await within(5_000, async () => (await sleepingStatements()) === 10);
     const ready = await timed('/health/ready');
     await floodA.stop();
     expect(ready.status).toBe(200);

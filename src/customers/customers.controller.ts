@@ -9,7 +9,6 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { AppCtx, Authenticated, Ctx, CustomerCtx } from '../auth/authenticated.decorator.js';
-import { Expensive } from '../auth/expensive.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
 import type { AppContext, CustomerContext, RequestContext } from '../auth/request-context.js';
 import { customerIpKey } from '../common/http/address-key.js';
@@ -244,7 +243,6 @@ export class CustomersController {
 
   @Get('me/orders')
   @Authenticated(customerScope('order:read'))
-  @Expensive()
   @ApiOperation({
     summary: "The customer's own orders (same query and shape as GET /v1/orders)",
     description:

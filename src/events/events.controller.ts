@@ -1,7 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppCtx, Authenticated } from '../auth/authenticated.decorator.js';
-import { Expensive } from '../auth/expensive.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { AppContext } from '../auth/request-context.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
@@ -18,7 +17,6 @@ export class EventsController {
 
   @Get()
   @Authenticated(appScope('events:read'))
-  @Expensive()
   @ApiOperation({
     summary: 'The change feed: every committed event of the tenant once, in commit order',
     description:

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
+import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
 import type { EventPageDto, FeedQuery } from './dto/event.dto.js';
 import { toEventDto } from './event.mapper.js';
@@ -17,13 +18,19 @@ export class EventsService {
   constructor(
     private readonly events: EventsRepository,
     private readonly transactions: Transactions,
+    private readonly expensive: ExpensiveRequests,
   ) {}
 
   /**
    * One page of the change feed. The retention check comes after the read: a purge that
    * committed before the read is then always noticed (410), never served as a silent gap.
+   * Within the caller's caps on expensive requests.
    */
-  async feed(ctx: AppContext, query: FeedQuery): Promise<EventPageDto> {
+  feed(ctx: AppContext, query: FeedQuery): Promise<EventPageDto> {
+    return this.expensive.run(ctx, () => this.readFeed(ctx, query));
+  }
+
+  private async readFeed(ctx: AppContext, query: FeedQuery): Promise<EventPageDto> {
     const position = query.after === undefined ? FEED_START : decodeFeedCursor(query.after);
     if (!position) {
       throw new AppError('validation_failed', 'after is not a cursor of this feed', {

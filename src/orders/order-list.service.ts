@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
+import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
 import type { ListOrdersQuery } from './dto/order-queries.dto.js';
 import type { OrderDto, OrderPageDto } from './dto/order.dto.js';
@@ -20,9 +21,15 @@ export class OrderListService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly transactions: Transactions,
+    private readonly expensive: ExpensiveRequests,
   ) {}
 
-  async list(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {
+  /** Within the caller's tenant and app caps on expensive requests. */
+  list(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {
+    return this.expensive.run(ctx, () => this.read(ctx, query));
+  }
+
+  private async read(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {
     const request = toOrderListRequest(query);
     const m = this.transactions.manager;
     const scope = orderScopeOf(ctx);

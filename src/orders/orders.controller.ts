@@ -8,7 +8,6 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AppCtx, Authenticated, Ctx } from '../auth/authenticated.decorator.js';
-import { Expensive } from '../auth/expensive.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
@@ -80,7 +79,6 @@ export class OrdersController {
 
   @Get()
   @Authenticated(appScope('orders:read'), customerScope('order:read'))
-  @Expensive()
   @ApiOperation({
     summary:
       "List orders, filtered and sorted, by page or by cursor (a customer session sees only the customer's own)",
@@ -120,7 +118,6 @@ export class OrdersController {
   @Get(':id/events')
   @ApiParam(ID_PARAM)
   @Authenticated(appScope('orders:read'))
-  @Expensive()
   @ApiOperation({
     summary: "The order's timeline: its events, oldest first",
     description:

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
+import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
 import type { EventDto } from '../events/dto/event.dto.js';
 import { toEventDto } from '../events/event.mapper.js';
@@ -29,6 +30,7 @@ export class OrdersService {
     private readonly transactions: Transactions,
     private readonly events: EventLog,
     private readonly eventsRepository: EventsRepository,
+    private readonly expensive: ExpensiveRequests,
   ) {}
 
   /**
@@ -126,15 +128,17 @@ export class OrdersService {
     });
   }
 
-  /** The order's events, oldest first; an unknown or foreign order is 404. */
-  async timeline(ctx: AppContext, id: number): Promise<EventDto[]> {
-    const m = this.transactions.manager;
-    const [row, events] = await Promise.all([
-      this.orders.find(m, tenantScope(ctx.tenantId), id),
-      this.eventsRepository.ofOrder(m, ctx.tenantId, id),
-    ]);
-    if (!row) throw notFound(id);
-    return events.map(toEventDto);
+  /** The order's events, oldest first; an unknown or foreign order is 404. An expensive request. */
+  timeline(ctx: AppContext, id: number): Promise<EventDto[]> {
+    return this.expensive.run(ctx, async () => {
+      const m = this.transactions.manager;
+      const [row, events] = await Promise.all([
+        this.orders.find(m, tenantScope(ctx.tenantId), id),
+        this.eventsRepository.ofOrder(m, ctx.tenantId, id),
+      ]);
+      if (!row) throw notFound(id);
+      return events.map(toEventDto);
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
-import { Expensive } from '../auth/expensive.decorator.js';
+import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { RequestContext } from '../auth/request-context.js';
@@ -17,10 +17,12 @@ import { validated } from '../common/http/validated.js';
 @Controller('v1/products')
 @Authenticated(appScope('products:read'))
 export class ProductsController {
-  constructor(private readonly products: ProductsRepository) {}
+  constructor(
+    private readonly products: ProductsRepository,
+    private readonly expensive: ExpensiveRequests,
+  ) {}
 
   @Get()
-  @Expensive()
   @ApiOperation({
     summary: "List the tenant's catalog, by id",
     description:
@@ -34,7 +36,9 @@ export class ProductsController {
     @Ctx() ctx: RequestContext,
     @Query(validated) query: PageQuery,
   ): Promise<Page<ProductDto>> {
-    const { rows, total } = await this.products.page(ctx.tenantId, query);
+    const { rows, total } = await this.expensive.run(ctx, () =>
+      this.products.page(ctx.tenantId, query),
+    );
     return toPage(rows.map(toProductDto), total, query);
   }
 
