@@ -15,19 +15,21 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Read at each scrape from the process-wide counts of the last-resort policy. */
+  private readonly faults = new Counter({
+    name: 'process_unhandled_faults_total',
+    help: 'Errors no code handled: rejected promises nobody awaited, uncaught exceptions',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+    collect() {
+      this.reset();
+      this.inc({ kind: 'unhandled_rejection' }, processFaults.unhandledRejections);
+      this.inc({ kind: 'uncaught_exception' }, processFaults.uncaughtExceptions);
+    },
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    new Counter({
-      name: 'process_unhandled_faults_total',
-      help: 'Errors no code handled: rejected promises nobody awaited, uncaught exceptions',
-      labelNames: ['kind'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc({ kind: 'unhandled_rejection' }, processFaults.unhandledRejections);
-        this.inc({ kind: 'uncaught_exception' }, processFaults.uncaughtExceptions);
-      },
-    });
   }
 
   /** `route` is the template (`/v1/orders/:id`), never the raw URL: bounded label values. */
