@@ -143,9 +143,15 @@ describe('database outages under load, two instances', () => {
     await Promise.all(loops);
 
     const unexpected = [a, b].flatMap((instance) =>
-      instance.stdout().split('\n').filter((line) => line.includes('unexpected error')),
+      instance
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('unexpected error')),
     );
-    expect({ violations: tally.violations, unexpected }).toEqual({ violations: [], unexpected: [] });
+    expect({ violations: tally.violations, unexpected }).toEqual({
+      violations: [],
+      unexpected: [],
+    });
     expect(tally.statuses.get(500) ?? 0).toBe(0);
     expect(tally.statuses.get(201) ?? 0).toBeGreaterThan(0);
     for (const instance of [a, b]) expect(instance.child.exitCode).toBeNull();
