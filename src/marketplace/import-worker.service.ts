@@ -36,14 +36,22 @@ export class ImportWorker implements OnApplicationBootstrap {
       IMPORT_QUEUE,
       options,
       async (jobs) => {
-        for (const job of jobs) await this.handle(job);
+        let unsettled = 0;
+        for (const job of jobs) if (!(await this.handle(job))) unsettled++;
+        // pg-boss completes the whole batch after this returns, a failed job with the rest if
+        // its failure could not be recorded: failing the batch instead makes pg-boss retry
+        // every job of it, and those already imported find nothing left to do.
+        if (unsettled > 0) {
+          throw new Error(`${unsettled} failed import attempt(s) could not be recorded`);
+        }
         // A full batch means more are waiting: poll again at once instead of sleeping.
         if (jobs.length === batchSize) this.queue.boss.notifyWorker(id);
       },
     );
   }
 
-  private async handle(job: PgBoss.JobWithMetadata<ImportJob>): Promise<void> {
+  /** False when the attempt failed and pg-boss could not be told (the database is away). */
+  private async handle(job: PgBoss.JobWithMetadata<ImportJob>): Promise<boolean> {
     try {
       const imported = await this.processor.process(job.data);
       // A job can be delivered again (an attempt presumed lost); it then finds nothing to do.
@@ -65,11 +73,17 @@ export class ImportWorker implements OnApplicationBootstrap {
           this.logger.warn({ err: e, importId: job.data.importId }, 'import failure not recorded'),
         );
       // pg-boss keeps this in its own table: the public reason, never a driver message.
-      await this.queue.boss
-        .fail(IMPORT_QUEUE, job.id, { message: publicReason(error) })
-        .catch((e: unknown) =>
-          this.logger.warn({ err: e, importId: job.data.importId }, 'import retry not scheduled'),
-        );
+      return (
+        this.queue.boss
+          .fail(IMPORT_QUEUE, job.id, { message: publicReason(error) })
+          // pg-boss 10 answers { affected } (its typings say void): 0 when nothing was failed.
+          .then((result: unknown) => (result as { affected: number }).affected > 0)
+          .catch((e: unknown) => {
+            this.logger.warn({ err: e, importId: job.data.importId }, 'import retry not scheduled');
+            return false;
+          })
+      );
     }
+    return true;
   }
 }
