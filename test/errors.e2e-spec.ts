@@ -240,7 +240,9 @@ describe('health', () => {
       await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
       await admin.end();
 
-      const down = await t.http.get('/health/ready');
+      // A ping's answer serves probes for 250 ms (database-probe.ts): the next one is 503.
+      let down = await t.http.get('/health/ready');
+      await within(1_000, async () => (down = await t.http.get('/health/ready')).status !== 200);
       expect(down.status).toBe(503);
       expect(down.body).toEqual({
         error: 'unavailable',

@@ -1,11 +1,12 @@
 import { Controller, Get, Module, Query } from '@nestjs/common';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appScope } from '../src/auth/grants.js';
 import { AppCtx, Authenticated } from '../src/auth/authenticated.decorator.js';
 import type { AppContext } from '../src/auth/request-context.js';
 import { ExpensiveRequests } from '../src/common/rate-limit/expensive-requests.js';
 import { Transactions } from '../src/common/transactions.js';
+import { DatabaseProbe } from '../src/health/database-probe.js';
 import { within } from './support/eventually.js';
 import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -178,6 +179,16 @@ describe('one tenant flooding slow lists while another is served', () => {
       held.forEach((leave) => leave());
       await drained;
     }
+  });
+
+  it('a flood of readiness probes shares one ping per interval and never queues', async () => {
+    const probe = t.app.get(DatabaseProbe);
+    const pings = vi.spyOn(probe['pool'], 'query');
+    const answers = await Promise.all(Array.from({ length: 200 }, () => timed('/health/ready')));
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    // Up to one ping per 250 ms while the flood lasts, not one per probe.
+    expect(pings.mock.calls.length).toBeLessThan(20);
+    pings.mockRestore();
   });
 
   it('readiness answers at once even while requests hold every request connection', async () => {
