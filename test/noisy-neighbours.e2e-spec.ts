@@ -8,7 +8,7 @@ import { ExpensiveRequests } from '../src/common/rate-limit/expensive-requests.j
 import { Transactions } from '../src/common/transactions.js';
 import { DatabaseProbe } from '../src/health/database-probe.js';
 import { within } from './support/eventually.js';
-import { newApp, newTenant, tokenFor } from './support/factories.js';
+import { newApp, newShop, newTenant, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -175,6 +175,36 @@ describe('one tenant flooding slow lists while another is served', () => {
       expect(sibling.status).toBe(200);
     } finally {
       // Each queued entry leaves as soon as it is let in, handing its place on.
+      const drained = Promise.all(queued.map((entered) => entered.then((leave) => leave())));
+      held.forEach((leave) => leave());
+      await drained;
+    }
+  });
+
+  it("a customer session's own-order lists take the customer's places, never its app's", async () => {
+    const shop = await newShop(t);
+    const register = await t.http
+      .post('/v1/customers/register')
+      .set('authorization', `Bearer ${shop.token}`)
+      .send({ name: 'Bo', email: 'bo@example.com', password: 'correct horse battery' });
+    expect(register.status).toBe(201);
+    const login = await t.http
+      .post('/v1/customers/login')
+      .set('authorization', `Bearer ${shop.token}`)
+      .send({ email: 'bo@example.com', password: 'correct horse battery' });
+    const session = (login.body as { token: string }).token;
+    const gate = t.app.get(ExpensiveRequests).gate;
+    const owner = { tenantId: shop.tenantId, appId: shop.client.app.id };
+    const held = await Promise.all(Array.from({ length: 4 }, () => gate.enter(owner)));
+    const queued = Array.from({ length: 32 }, () => gate.enter(owner));
+    try {
+      const app = await t.http.get('/v1/orders').set('authorization', `Bearer ${shop.token}`);
+      expect(app.status).toBe(429);
+      const own = await t.http
+        .get('/v1/customers/me/orders')
+        .set('authorization', `Bearer ${session}`);
+      expect(own.status).toBe(200);
+    } finally {
       const drained = Promise.all(queued.map((entered) => entered.then((leave) => leave())));
       held.forEach((leave) => leave());
       await drained;

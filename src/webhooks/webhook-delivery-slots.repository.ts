@@ -117,6 +117,11 @@ export class WebhookDeliverySlotsRepository {
              waiting_since = CASE WHEN v.kind = 'parked' THEN COALESCE(d.waiting_since, now()) END,
              woken_until = NULL
            FROM verdict v WHERE d.tenant_id = $1 AND d.id = v.id
+             -- Again on the row as it is when locked: \`me\` read the statement's snapshot, and a
+             -- claim by a woken job or an outcome may have committed since (READ COMMITTED
+             -- re-checks only this WHERE), which would make two attempts in flight.
+             AND d.state = 'pending' AND d.next_attempt_at <= now()
+             AND (d.claimed_until IS NULL OR d.claimed_until <= now())
            RETURNING v.kind, d.attempts)
          SELECT * FROM decided`,
         [tenantId, deliveryId, limits.perTenant, limits.perEndpoint, limits.leaseSeconds],
