@@ -53,6 +53,9 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
+      // Waiting for another instance to install the queue can outlast the request pool's
+      // statement deadline; this session waits as long as it takes.
+      await runner.query('SET statement_timeout = 0');
       await runner.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
       await this.boss.start();
       await this.boss.createQueue(IMPORT_QUEUE, {
@@ -69,6 +72,7 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
       await runner
         .query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK])
         .catch(() => undefined);
+      await runner.query('RESET statement_timeout').catch(() => undefined);
       await runner.release();
     }
   }

@@ -29,6 +29,11 @@ describe('toErrorResponse: the database being away is 503 unavailable, whatever 
       Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
     ],
     ['no connection free in time', new Error('timeout exceeded when trying to connect')],
+    [
+      'an unreachable host',
+      Object.assign(new Error('connect EHOSTUNREACH'), { code: 'EHOSTUNREACH' }),
+    ],
+    ['too many connections (53300)', driver('sorry, too many clients already', '53300')],
   ])('%s', (_, error) => {
     const response = toErrorResponse(error, 'req-1');
     expect(response.status).toBe(503);

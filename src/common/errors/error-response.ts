@@ -55,6 +55,10 @@ const DATABASE_DOWN = new Set([
   'ECONNRESET',
   'ETIMEDOUT',
   'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
   '57P01',
   '57P02',
   '57P03',
@@ -166,7 +170,11 @@ function isDatabaseDown(error: unknown): boolean {
  */
 function saysConnectionLost(error: Error): boolean {
   const code = (error as Error & { code?: string }).code;
-  if (code && (DATABASE_DOWN.has(code) || code.startsWith('08'))) return true;
+  // Class 08: connection exceptions; class 53: the server lacks resources (53300: too many
+  // connections, as when instances are added past max_connections).
+  if (code && (DATABASE_DOWN.has(code) || code.startsWith('08') || code.startsWith('53'))) {
+    return true;
+  }
   return /Connection terminated|timeout exceeded when trying to connect|is not queryable/.test(
     error.message,
   );
