@@ -71,7 +71,12 @@ describe('one tenant flooding slow lists while another is served', () => {
     tenantA = a.id;
     tokensA = [];
     for (let i = 0; i < 3; i++) {
-      const client = await newApp(t, a.id, ['orders:read', 'events:read', 'products:read']);
+      const client = await newApp(t, a.id, [
+        'orders:read',
+        'events:read',
+        'products:read',
+        'webhooks:read',
+      ]);
       appA ??= client.app.id;
       tokensA.push(await tokenFor(t, client));
     }
@@ -164,7 +169,14 @@ describe('one tenant flooding slow lists while another is served', () => {
     const held = await Promise.all(Array.from({ length: 4 }, () => gate.enter(owner)));
     const queued = Array.from({ length: 32 }, () => gate.enter(owner));
     try {
-      for (const path of ['/v1/orders', '/v1/orders/1/events', '/v1/events', '/v1/products']) {
+      const paths = [
+        '/v1/orders',
+        '/v1/orders/1/events',
+        '/v1/events',
+        '/v1/products',
+        '/v1/webhook-endpoints/1/deliveries',
+      ];
+      for (const path of paths) {
         const res = await t.http.get(path).set('authorization', `Bearer ${tokensA[0]}`);
         expect([path, res.status, res.body.error]).toEqual([path, 429, 'rate_limited']);
         expect(res.headers['retry-after']).toBe('1');

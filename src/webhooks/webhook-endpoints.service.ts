@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { offsetOf, toPage, type Page, type PageQuery } from '../common/pagination.js';
+import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
@@ -35,6 +36,7 @@ export class WebhookEndpointsService {
     private readonly queue: JobQueue,
     private readonly config: AppConfig,
     private readonly worker: WebhookDeliveryWorker,
+    private readonly expensive: ExpensiveRequests,
   ) {}
 
   async create(
@@ -105,7 +107,12 @@ export class WebhookEndpointsService {
     return Object.assign(toEndpointDto(row), { secret });
   }
 
-  async deliveries(
+  /** The delivery log, newest first: an expensive request (deep pages), within the caps. */
+  deliveries(ctx: AppContext, id: number, query: PageQuery): Promise<Page<WebhookDeliveryDto>> {
+    return this.expensive.run(ctx, () => this.readDeliveries(ctx, id, query));
+  }
+
+  private async readDeliveries(
     ctx: AppContext,
     id: number,
     query: PageQuery,
