@@ -324,7 +324,9 @@ async function send(tally: Tally, request: () => Promise<Response>): Promise<Res
     if (res.status !== 503 || body.error !== 'unavailable' || !res.headers.get('retry-after')) {
       tally.violations.push(`${res.status} ${JSON.stringify(body)}`);
     }
-    await pause();
   }
+  // Any refusal (a 503, or a 409 of a key still in use) is retried after a pause, never in a
+  // hot loop.
+  if (!res.ok) await pause();
   return res;
 }
