@@ -114,6 +114,19 @@ describe('one tenant flooding slow lists while another is served', () => {
     };
   }
 
+  /** Holds an app's 4 places and its 32 waiting places at the gate; resolves to their release. */
+  async function holdEveryPlace(owner: { tenantId: number; appId: number }) {
+    const gate = t.app.get(ExpensiveRequests).gate;
+    const held = await Promise.all(Array.from({ length: 4 }, () => gate.enter(owner)));
+    const queued = Array.from({ length: 32 }, () => gate.enter(owner));
+    return async (): Promise<void> => {
+      // Each queued entry leaves as soon as it is let in, handing its place on.
+      const drained = Promise.all(queued.map((entered) => entered.then((leave) => leave())));
+      held.forEach((leave) => leave());
+      await drained;
+    };
+  }
+
   /** Counted on a connection of the test's own: the request pool is what is being filled. */
   const sleepingStatements = async (): Promise<number> => {
     const client = new pg.Client({ connectionString: t.databaseUrl });
@@ -163,11 +176,7 @@ describe('one tenant flooding slow lists while another is served', () => {
   });
 
   it('every list and feed route goes through the caps: an app at its cap and queue gets 429 at once', async () => {
-    const gate = t.app.get(ExpensiveRequests).gate;
-    const owner = { tenantId: tenantA, appId: appA };
-    // The app's 4 places and its 32 waiting places, held.
-    const held = await Promise.all(Array.from({ length: 4 }, () => gate.enter(owner)));
-    const queued = Array.from({ length: 32 }, () => gate.enter(owner));
+    const release = await holdEveryPlace({ tenantId: tenantA, appId: appA });
     try {
       const paths = [
         '/v1/orders',
@@ -186,10 +195,7 @@ describe('one tenant flooding slow lists while another is served', () => {
       const sibling = await t.http.get('/v1/orders').set('authorization', `Bearer ${tokensA[1]}`);
       expect(sibling.status).toBe(200);
     } finally {
-      // Each queued entry leaves as soon as it is let in, handing its place on.
-      const drained = Promise.all(queued.map((entered) => entered.then((leave) => leave())));
-      held.forEach((leave) => leave());
-      await drained;
+      await release();
     }
   });
 
@@ -205,10 +211,7 @@ describe('one tenant flooding slow lists while another is served', () => {
       .set('authorization', `Bearer ${shop.token}`)
       .send({ email: 'bo@example.com', password: 'correct horse battery' });
     const session = (login.body as { token: string }).token;
-    const gate = t.app.get(ExpensiveRequests).gate;
-    const owner = { tenantId: shop.tenantId, appId: shop.client.app.id };
-    const held = await Promise.all(Array.from({ length: 4 }, () => gate.enter(owner)));
-    const queued = Array.from({ length: 32 }, () => gate.enter(owner));
+    const release = await holdEveryPlace({ tenantId: shop.tenantId, appId: shop.client.app.id });
     try {
       const app = await t.http.get('/v1/orders').set('authorization', `Bearer ${shop.token}`);
       expect(app.status).toBe(429);
@@ -217,9 +220,7 @@ describe('one tenant flooding slow lists while another is served', () => {
         .set('authorization', `Bearer ${session}`);
       expect(own.status).toBe(200);
     } finally {
-      const drained = Promise.all(queued.map((entered) => entered.then((leave) => leave())));
-      held.forEach((leave) => leave());
-      await drained;
+      await release();
     }
   });
 
