@@ -1,5 +1,6 @@
 import { type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { getDataSourceToken } from '@nestjs/typeorm';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -18,6 +19,7 @@ import { requestLogger } from './common/logging/logger.js';
 import { OneLineRequestLog } from './common/logging/one-line-request-log.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { runMigrations } from './database/run-migrations.js';
+import { BACKGROUND_DATA_SOURCE } from './common/background-transactions.js';
 import { publishIssuer } from './auth/published-issuer.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -98,7 +100,8 @@ export async function createHttpApp({
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
   app.useGlobalFilters(new HttpErrorFilter());
-  await runMigrations(app.get(DataSource));
+  // On the background pool: no statement deadlines there (an index build takes its time).
+  await runMigrations(app.get<DataSource>(getDataSourceToken(BACKGROUND_DATA_SOURCE)));
   // The CLI signs private tokens with this issuer, so the server accepts them.
   await publishIssuer(app.get(DataSource).manager, config.publicUrl);
   serveOpenApi(app, buildOpenApiDocument(app));

@@ -15,6 +15,12 @@ export interface PoolOptions {
 }
 
 /**
+ * The client-side deadline of a request statement: the server's own (statement_timeout) plus
+ * this, so that only a server that stopped answering altogether reaches it (guarded-client.ts).
+ */
+const CLIENT_DEADLINE_GRACE_MS = 2_000;
+
+/**
  * A transaction left open and idle (a bug, a client gone mid-unit) holds its locks and its
  * connection; PostgreSQL ends it after this long.
  */
@@ -42,7 +48,15 @@ export function dataSourceOptions(url: string, pool: number | PoolOptions = 10):
       application_name: applicationName ?? 'storefront',
       connectionTimeoutMillis: acquireTimeoutMs ?? 5_000,
       // Sent at connection start-up: no statement of this pool runs past it, at no cost per query.
-      ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
+      ...(statementTimeoutMs
+        ? {
+            statement_timeout: statementTimeoutMs,
+            query_timeout: statementTimeoutMs + CLIENT_DEADLINE_GRACE_MS,
+          }
+        : {}),
+      // Idle connections to a vanished server are found by TCP instead of by a request.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       Client: GuardedClient,
     },

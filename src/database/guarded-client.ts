@@ -1,17 +1,48 @@
 import pg from 'pg';
 
+/** node-postgres' error when a query outlives the client's `query_timeout`. */
+const READ_TIMEOUT = 'Query read timeout';
+
 /**
- * A pg client that always has an `'error'` listener. node-postgres emits `'error'` on a
- * client whose server ended the connection (a restart, a failover); pg-pool listens only
- * while the client is idle, and TypeORM only while a query runner holds it and not after it
- * released it for that very error, so in between an emitted error had no listener and ended
- * the process. The query that was running learns of the failure through its own callback,
- * and the pool drops the broken client; here it only has to be heard.
+ * A pg client made to survive a database that fails, for every pool of the service:
+ *
+ * - It always has an `'error'` listener. node-postgres emits `'error'` on a client whose
+ *   server ended the connection (a restart, a failover); pg-pool listens only while the
+ *   client is idle, and TypeORM only while a query runner holds it and not after it released
+ *   it for that very error, so in between an emitted error had no listener and ended the
+ *   process. The query that was running learns of the failure through its own callback.
+ * - A query past the pool's `query_timeout` (a client-side deadline, for a server that went
+ *   silent without closing: a partition, a stopped host, where its own statement_timeout
+ *   cannot fire) drops the connection. node-postgres only stops waiting: the connection
+ *   would go back to the pool still busy, and every later query on it would wait too.
+ *   Dropped, the pool replaces it.
  */
 export class GuardedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     this.on('error', ignoreConnectionError);
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+    this.query = ((...args: unknown[]) => {
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === 'function') {
+        args[last] = (error: unknown, result: unknown) => {
+          this.dropIfTimedOut(error);
+          (callback as (e: unknown, r: unknown) => void)(error, result);
+        };
+        return query(...args);
+      }
+      const result = query(...args);
+      if (result instanceof Promise) result.catch((error: unknown) => this.dropIfTimedOut(error));
+      return result;
+    }) as typeof this.query;
+  }
+
+  private dropIfTimedOut(error: unknown): void {
+    if (!(error instanceof Error) || error.message !== READ_TIMEOUT) return;
+    (
+      this as unknown as { connection: { stream: { destroy(): void } } }
+    ).connection.stream.destroy();
   }
 }
 

@@ -8,8 +8,9 @@ const LOCK_RETRY_MS = 100;
 /**
  * Applies pending migrations under a session advisory lock, so instances starting together
  * against one database take turns instead of racing; the later ones find nothing to do.
- * They run on the lock's own connection with no statement deadline: the request pool's
- * deadline is for requests, and an index build on a large table may take longer.
+ * They run on the lock's own connection with no statement deadline (the server calls it on
+ * the background pool, which has none; the SET makes sure on any pool): an index build on a
+ * large table takes its time.
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();

@@ -6,7 +6,9 @@ import {
 } from '@nestjs/common';
 import PgBoss from 'pg-boss';
 import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { BACKGROUND_DATA_SOURCE } from '../common/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { BossDatabase } from './boss-database.js';
 
@@ -27,7 +29,8 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
   private readonly database: BossDatabase;
 
   constructor(
-    private readonly dataSource: DataSource,
+    // The background pool: set-up waits on a lock as long as it takes, with no deadline.
+    @InjectDataSource(BACKGROUND_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly config: AppConfig,
   ) {
     this.database = new BossDatabase(
@@ -53,9 +56,6 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      // Waiting for another instance to install the queue can outlast the request pool's
-      // statement deadline; this session waits as long as it takes.
-      await runner.query('SET statement_timeout = 0');
       await runner.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
       await this.boss.start();
       await this.boss.createQueue(IMPORT_QUEUE, {
@@ -72,7 +72,6 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
       await runner
         .query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK])
         .catch(() => undefined);
-      await runner.query('RESET statement_timeout').catch(() => undefined);
       await runner.release();
     }
   }

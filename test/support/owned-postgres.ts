@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/database/free-port.js';
@@ -18,6 +18,11 @@ export interface OwnedPostgres {
   /** `pg_ctl stop -m <mode>`. */
   stop(mode: 'fast' | 'immediate'): Promise<void>;
   start(): Promise<void>;
+  /**
+   * SIGSTOP (`true`) or SIGCONT (`false`) to the server and its backends: connections stay
+   * open and nothing answers, as when its host is cut off without closing them.
+   */
+  freeze(frozen: boolean): Promise<void>;
   /** Stops the server and removes its files. */
   destroy(): Promise<void>;
 }
@@ -72,6 +77,17 @@ export async function startOwnedPostgres(): Promise<OwnedPostgres> {
     restart: () => ctl('-m', 'fast', '-o', options, 'restart'),
     stop: (mode) => ctl('-m', mode, 'stop'),
     start: () => ctl('-o', options, 'start'),
+    freeze: async (frozen) => {
+      const postmaster = Number(
+        (await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0],
+      );
+      const children = (await run('pgrep', ['-P', String(postmaster)], {}).catch(() => ''))
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+      for (const pid of [postmaster, ...children])
+        process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+    },
     destroy: async () => {
       await ctl('-m', 'immediate', 'stop').catch(() => undefined);
       await rm(root, { recursive: true, force: true });

@@ -175,7 +175,7 @@ function saysConnectionLost(error: Error): boolean {
   if (code && (DATABASE_DOWN.has(code) || code.startsWith('08') || code.startsWith('53'))) {
     return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|is not queryable/.test(
+  return /Connection terminated|timeout exceeded when trying to connect|is not queryable|Query read timeout/.test(
     error.message,
   );
 }
