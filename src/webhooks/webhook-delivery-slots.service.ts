@@ -49,7 +49,8 @@ export class WebhookDeliverySlots {
 
   /**
    * Claims the delivery's next attempt (a woken one takes the slot held for it), or parks it;
-   * a slot held for a delivery that cannot use it (inactive endpoint) moves on at once.
+   * a slot held for a delivery that cannot use it (inactive endpoint, nothing left to send)
+   * moves on at once.
    */
   async claim(tenantId: number, deliveryId: number): Promise<Claim> {
     const { leaseSeconds } = this.limits;
@@ -63,7 +64,9 @@ export class WebhookDeliverySlots {
     return this.transactions.run(async (m) => {
       await this.slots.lockTenants(m, [tenantId]);
       const claim = await this.slots.claim(m, tenantId, deliveryId, this.limits);
-      if (claim.kind === 'parked' || claim.kind === 'inactive') await this.wake(m, [tenantId]);
+      // Parked, inactive, or nothing to claim (a stale job, a deleted endpoint): either way
+      // the line may hold a delivery a lapsed or unused slot could take now.
+      if (claim.kind !== 'claimed') await this.wake(m, [tenantId]);
       return claim;
     });
   }
