@@ -8,7 +8,10 @@ const B1 = { tenantId: 2, appId: 21 };
 
 describe('ConcurrencyGate', () => {
   it('runs up to the app cap, queues up to its waiting bound, then refuses at once', async () => {
-    const gate = new ConcurrencyGate({ perTenant: 5, perApp: 2, waitingPerApp: 1 }, full);
+    const gate = new ConcurrencyGate(
+      { total: 100, perTenant: 5, perApp: 2, waitingPerApp: 1 },
+      full,
+    );
     const first = await gate.enter(A1);
     await gate.enter(A1);
     let thirdRan = false;
@@ -23,7 +26,10 @@ describe('ConcurrencyGate', () => {
   });
 
   it('a tenant at its cap, through any number of apps, leaves another tenant untouched', async () => {
-    const gate = new ConcurrencyGate({ perTenant: 2, perApp: 2, waitingPerApp: 4 }, full);
+    const gate = new ConcurrencyGate(
+      { total: 100, perTenant: 2, perApp: 2, waitingPerApp: 4 },
+      full,
+    );
     await gate.enter(A1);
     await gate.enter(A2);
     const waiting = gate.enter(A2);
@@ -36,7 +42,10 @@ describe('ConcurrencyGate', () => {
   });
 
   it('a place freed in a tenant goes to its apps in turn, not to one app backlog', async () => {
-    const gate = new ConcurrencyGate({ perTenant: 1, perApp: 1, waitingPerApp: 4 }, full);
+    const gate = new ConcurrencyGate(
+      { total: 100, perTenant: 1, perApp: 1, waitingPerApp: 4 },
+      full,
+    );
     const served: string[] = [];
     const leaves: Array<() => void> = [];
     const enter = (owner: typeof A1, name: string) =>
@@ -55,5 +64,22 @@ describe('ConcurrencyGate', () => {
     await Promise.all(queued);
     expect(served).toEqual(['A2 first', 'A1 second', 'A1 third']);
     expect(gate.running(1)).toBe(0);
+  });
+
+  it('all tenants together stay within the total; a freed place goes to the next tenant in turn', async () => {
+    const gate = new ConcurrencyGate({ total: 2, perTenant: 2, perApp: 2, waitingPerApp: 4 }, full);
+    const first = await gate.enter(A1);
+    await gate.enter(A1);
+    const served: string[] = [];
+    const waitingA = gate.enter(A1).then((leave) => (served.push('A'), leave));
+    const waitingB = gate.enter(B1).then((leave) => (served.push('B'), leave));
+    await Promise.resolve();
+    expect(gate.running(1) + gate.running(2)).toBe(2);
+    first();
+    await waitingB;
+    // Tenant B waited behind A's place, not behind A's backlog.
+    expect(served).toEqual(['B']);
+    expect(gate.running(2)).toBe(1);
+    void waitingA;
   });
 });

@@ -5,6 +5,8 @@ export interface GateOwner {
 }
 
 export interface GateLimits {
+  /** Requests running at once, all tenants together. */
+  total: number;
   /** Requests of one tenant running at once, whatever its number of apps. */
   perTenant: number;
   /** Requests of one app running at once (within its tenant's). */
@@ -24,14 +26,17 @@ interface AppState {
 }
 
 /**
- * Caps the requests one tenant, and one app within it, may run at once, so that their
- * expensive requests cannot take every database connection from the other tenants. Beyond
- * its cap a request waits in its app's short queue (FIFO), and beyond that it is refused at
- * once with `onFull()`, costing nothing. A place freed in a tenant goes to the next of its
- * apps with a waiting request, in turn, so one app's backlog cannot hold back its siblings.
+ * Caps the requests that run at once: all together, per tenant, and per app within it, so
+ * that expensive requests cannot take every database connection, nor one tenant more than
+ * its share. Beyond a cap a request waits in its app's short queue (FIFO), and beyond that
+ * it is refused at once with `onFull()`, costing nothing. A freed place goes round robin:
+ * to the next tenant with a waiting request that fits, and within it to the next app, so
+ * neither one tenant's nor one app's backlog holds back the others.
  */
 export class ConcurrencyGate {
+  /** Tenants with requests running or waiting, in round-robin order. */
   private readonly tenants = new Map<number, TenantState>();
+  private total = 0;
 
   constructor(
     private readonly limits: GateLimits,
@@ -43,6 +48,7 @@ export class ConcurrencyGate {
     const tenant = this.tenants.get(tenantId) ?? { running: 0, apps: new Map<number, AppState>() };
     const app = tenant.apps.get(appId) ?? { running: 0, waiting: [] };
     if (this.fits(tenant, app)) {
+      this.total++;
       tenant.running++;
       app.running++;
     } else {
@@ -70,26 +76,45 @@ export class ConcurrencyGate {
   }
 
   private fits(tenant: TenantState, app: AppState): boolean {
-    return tenant.running < this.limits.perTenant && app.running < this.limits.perApp;
+    return (
+      this.total < this.limits.total &&
+      tenant.running < this.limits.perTenant &&
+      app.running < this.limits.perApp
+    );
   }
 
   private leave(tenantId: number, tenant: TenantState, appId: number, app: AppState): void {
+    this.total--;
     tenant.running--;
     app.running--;
-    // The app that just ran goes to the back; the first app with a waiting request that fits
-    // runs next and goes to the back in turn (round robin within the tenant).
-    tenant.apps.delete(appId);
-    tenant.apps.set(appId, app);
-    for (const [id, candidate] of tenant.apps) {
-      if (candidate.waiting.length === 0 || !this.fits(tenant, candidate)) continue;
-      tenant.running++;
-      candidate.running++;
-      tenant.apps.delete(id);
-      tenant.apps.set(id, candidate);
-      candidate.waiting.shift()!();
-      break;
-    }
+    // The tenant and the app that just ran go to the back; the first waiting request that
+    // fits, in that order, runs next, and its tenant and app go to the back in turn.
+    toBack(this.tenants, tenantId, tenant);
+    toBack(tenant.apps, appId, app);
+    this.startNext();
     if (app.running === 0 && app.waiting.length === 0) tenant.apps.delete(appId);
     if (tenant.running === 0 && tenant.apps.size === 0) this.tenants.delete(tenantId);
   }
+
+  /** Gives one freed place to the first waiting request that fits, in round-robin order. */
+  private startNext(): void {
+    for (const [tenantId, tenant] of this.tenants) {
+      for (const [appId, candidate] of tenant.apps) {
+        if (candidate.waiting.length === 0 || !this.fits(tenant, candidate)) continue;
+        this.total++;
+        tenant.running++;
+        candidate.running++;
+        toBack(this.tenants, tenantId, tenant);
+        toBack(tenant.apps, appId, candidate);
+        candidate.waiting.shift()!();
+        return;
+      }
+    }
+  }
+}
+
+/** Moves an entry to the end of its Map's order (the back of the round robin). */
+function toBack<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
 }

@@ -21,17 +21,17 @@ export class ProductsRepository {
 
   async page(tenantId: number, query: PageQuery): Promise<{ rows: ProductRow[]; total: number }> {
     requireTenant(tenantId);
-    const [rows, count] = await Promise.all([
-      this.dataSource.query<ProductRow[]>(
-        `SELECT ${COLUMNS} FROM products p JOIN tenants t ON t.id = p.tenant_id
-         WHERE p.tenant_id = $1 ORDER BY p.id LIMIT $2 OFFSET $3`,
-        [tenantId, query.limit, offsetOf(query)],
-      ),
-      this.dataSource.query<Array<{ total: number }>>(
-        'SELECT count(*)::int AS total FROM products WHERE tenant_id = $1',
-        [tenantId],
-      ),
-    ]);
+    // One after the other: an expensive request holds one connection at a time (the caps
+    // on expensive requests count a place as a connection).
+    const rows = await this.dataSource.query<ProductRow[]>(
+      `SELECT ${COLUMNS} FROM products p JOIN tenants t ON t.id = p.tenant_id
+       WHERE p.tenant_id = $1 ORDER BY p.id LIMIT $2 OFFSET $3`,
+      [tenantId, query.limit, offsetOf(query)],
+    );
+    const count = await this.dataSource.query<Array<{ total: number }>>(
+      'SELECT count(*)::int AS total FROM products WHERE tenant_id = $1',
+      [tenantId],
+    );
     return { rows, total: count[0].total };
   }
 

@@ -178,18 +178,18 @@ export class WebhookEndpointsRepository {
     offset: number,
   ): Promise<{ rows: DeliveryRow[]; total: number }> {
     requireTenant(owner.tenantId);
-    const [rows, count] = await Promise.all([
-      m.query<DeliveryRow[]>(
-        `${DELIVERY_SELECT}
-         WHERE d.tenant_id = $1 AND d.endpoint_id = $2
-         ORDER BY d.id DESC LIMIT $3 OFFSET $4`,
-        [owner.tenantId, endpointId, limit, offset],
-      ),
-      m.query<Array<{ total: number }>>(
-        `SELECT count(*)::int AS total FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2`,
-        [owner.tenantId, endpointId],
-      ),
-    ]);
+    // One after the other: an expensive request holds one connection at a time (the caps
+    // on expensive requests count a place as a connection).
+    const rows = await m.query<DeliveryRow[]>(
+      `${DELIVERY_SELECT}
+       WHERE d.tenant_id = $1 AND d.endpoint_id = $2
+       ORDER BY d.id DESC LIMIT $3 OFFSET $4`,
+      [owner.tenantId, endpointId, limit, offset],
+    );
+    const count = await m.query<Array<{ total: number }>>(
+      `SELECT count(*)::int AS total FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2`,
+      [owner.tenantId, endpointId],
+    );
     return { rows, total: count[0].total };
   }
 

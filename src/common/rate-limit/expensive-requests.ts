@@ -11,10 +11,11 @@ const RESERVED_CONNECTIONS = 2;
 
 /**
  * The process's one gate for expensive requests (lists and feeds, whose statements can take
- * up to DB_STATEMENT_TIMEOUT_MS): a tenant runs at most EXPENSIVE_CONCURRENCY_PER_TENANT of
- * them at once and each app at most EXPENSIVE_CONCURRENCY_PER_APP, never more than the
- * request pool less RESERVED_CONNECTIONS, so one tenant's flood leaves connections to the
- * others and to cheap requests. Per process: it protects this process's pool.
+ * up to DB_STATEMENT_TIMEOUT_MS), each holding one connection at a time: all together never
+ * more than the request pool less RESERVED_CONNECTIONS (left to cheap requests), a tenant at
+ * most EXPENSIVE_CONCURRENCY_PER_TENANT of them and each app at most
+ * EXPENSIVE_CONCURRENCY_PER_APP, and freed places go to the tenants in turn: one tenant's
+ * flood, or two's, never takes the pool. Per process: it protects this process's pool.
  */
 @Injectable()
 export class ExpensiveRequests {
@@ -36,14 +37,12 @@ export class ExpensiveRequests {
   }
 
   constructor(config: AppConfig) {
-    const perTenant = Math.max(
-      1,
-      Math.min(config.EXPENSIVE_CONCURRENCY_PER_TENANT, config.DB_POOL_SIZE - RESERVED_CONNECTIONS),
-    );
+    const total = Math.max(1, config.DB_POOL_SIZE - RESERVED_CONNECTIONS);
+    const perTenant = Math.min(config.EXPENSIVE_CONCURRENCY_PER_TENANT, total);
     const perApp = Math.min(config.EXPENSIVE_CONCURRENCY_PER_APP, perTenant);
     const rule = { policy: 'concurrent', limit: perApp, windowSeconds: 1 };
     this.gate = new ConcurrencyGate(
-      { perTenant, perApp, waitingPerApp: WAITING_PER_APP },
+      { total, perTenant, perApp, waitingPerApp: WAITING_PER_APP },
       () =>
         new AppError(
           'rate_limited',
