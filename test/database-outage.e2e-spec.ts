@@ -1,13 +1,13 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/free-port.js';
-import { databaseUrlFor } from './support/database-url.js';
 import { within } from './support/eventually.js';
 import { startOwnedPostgres, type OwnedPostgres } from './support/owned-postgres.js';
 import {
   fetchAccessToken,
   runCliJson,
+  sharedInstanceEnv,
   startServer,
   type ServerProcess,
 } from './support/processes.js';
@@ -41,18 +41,12 @@ describe('database outages under load, two instances', () => {
 
   beforeAll(async () => {
     server = await startOwnedPostgres();
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE storefront');
-    await admin.end();
     const port = await freePort();
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: databaseUrlFor(server.url, 'storefront'),
-      SECRET_PEPPER: randomBytes(32).toString('base64'),
-      JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...(await sharedInstanceEnv(
+        `http://127.0.0.1:${port}`,
+        await server.createDatabase('storefront'),
+      )),
       API_RATE_LIMIT_PER_TOKEN: '1000000',
       WORKER_CONCURRENCY: '2',
       // An attempt cut off by the outage is retried soon, and often enough to outlast it.

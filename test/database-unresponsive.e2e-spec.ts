@@ -1,13 +1,11 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/free-port.js';
-import { databaseUrlFor } from './support/database-url.js';
 import { within } from './support/eventually.js';
 import { startOwnedPostgres, type OwnedPostgres } from './support/owned-postgres.js';
 import {
   fetchAccessToken,
   runCliJson,
+  sharedInstanceEnv,
   startServer,
   type ServerProcess,
 } from './support/processes.js';
@@ -25,18 +23,12 @@ describe('a database that stops answering without closing connections', () => {
 
   beforeAll(async () => {
     server = await startOwnedPostgres();
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE storefront');
-    await admin.end();
     const port = await freePort();
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: databaseUrlFor(server.url, 'storefront'),
-      SECRET_PEPPER: randomBytes(32).toString('base64'),
-      JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...(await sharedInstanceEnv(
+        `http://127.0.0.1:${port}`,
+        await server.createDatabase('storefront'),
+      )),
       PORT: String(port),
       // The client-side deadline is this plus 2 s.
       DB_STATEMENT_TIMEOUT_MS: '1000',

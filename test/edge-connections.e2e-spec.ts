@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawHttp } from './support/raw-http.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { logCapture } from './support/log-capture.js';
 
 /** Status line, headers (lower-cased names) and JSON body of a raw HTTP/1.1 answer. */
 function parse(response: string): {
@@ -106,15 +106,9 @@ describe('a cap on open connections (HTTP_MAX_CONNECTIONS)', () => {
   let t: TestApp;
   let port: number;
   let server: Server;
-  const logs: string[] = [];
+  const { destination, lines: logs } = logCapture();
 
   beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logs.push(chunk.toString());
-        done();
-      },
-    });
     t = await createTestApp(
       { HTTP_MAX_CONNECTIONS: String(CAP), LOG_LEVEL: 'warn' },
       [],

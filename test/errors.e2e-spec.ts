@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrlFor } from './support/database-url.js';
@@ -8,6 +7,7 @@ import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { ProbeModule } from './support/probe.module.js';
 import { rawHttp } from './support/raw-http.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { logCapture } from './support/log-capture.js';
 import { inject } from 'vitest';
 
 /** CONTRACT section 1: the shape and code of every framework-level error. */
@@ -261,15 +261,9 @@ describe('hostile input and router-level errors', () => {
   let t: TestApp;
   let token: string;
   let port: number;
-  const logs: string[] = [];
+  const { destination, lines: logs } = logCapture();
 
   beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logs.push(chunk.toString());
-        done();
-      },
-    });
     t = await createTestApp({ LOG_LEVEL: 'error' }, [ProbeModule], destination);
     const tenant = await newTenant(t);
     token = await tokenFor(t, await newApp(t, tenant.id));

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
 import { newShop, type Shop } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { logCapture } from './support/log-capture.js';
 
 interface LogLine {
   level: number;
@@ -32,15 +32,9 @@ const REQUEST_LINE_FIELDS = [
 describe('request log', () => {
   let t: TestApp;
   let shop: Shop;
-  const text: string[] = [];
+  const { destination, lines: text } = logCapture();
 
   beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        text.push(chunk.toString());
-        done();
-      },
-    });
     t = await createTestApp({ LOG_LEVEL: 'info' }, [], destination);
     shop = await newShop(t);
   });

@@ -8,9 +8,10 @@ const LOCK_RETRY_MS = 100;
 /**
  * Applies pending migrations under a session advisory lock, so instances starting together
  * against one database take turns instead of racing; the later ones find nothing to do.
- * They run on the lock's own connection with no statement deadline (the server calls it on
- * the background pool, which has none; the SET makes sure on any pool): an index build on a
- * large table takes its time.
+ * They run on the lock's own connection with no statement deadline: an index build on a large
+ * table takes its time. Call it with a pool that has no client-side deadline either (the
+ * server passes its background pool; the CLI and the worker have no deadlines at all); the
+ * SET covers a server-side default set on the database or role.
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();

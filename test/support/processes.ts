@@ -128,13 +128,16 @@ export async function fetchAccessToken(
 
 /**
  * The environment of production-like processes sharing one database (as behind a load
- * balancer): a fresh test database and the keys every instance must share.
+ * balancer): a fresh test database (or the one given) and the keys every instance must share.
  */
-export async function sharedInstanceEnv(publicUrl: string): Promise<Record<string, string>> {
+export async function sharedInstanceEnv(
+  publicUrl: string,
+  databaseUrl?: string,
+): Promise<Record<string, string>> {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return {
     NODE_ENV: 'production',
-    DATABASE_URL: await createTestDatabase(),
+    DATABASE_URL: databaseUrl ?? (await createTestDatabase()),
     SECRET_PEPPER: randomBytes(32).toString('base64'),
     JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     PUBLIC_URL: publicUrl,
