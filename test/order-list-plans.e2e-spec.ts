@@ -12,6 +12,7 @@ import { ORDER_STATUSES, type OrderStatus } from '../src/orders/order-status.js'
 import type { OrderScope } from '../src/orders/order-scope.js';
 import { newShop, type Shop } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { prng } from './support/prng.js';
 
 /**
  * The plans of order-list-query.ts for a list sorted by one timestamp and filtered by a range
@@ -27,16 +28,6 @@ interface Row {
   status: OrderStatus;
   created: number;
   updated: number;
-}
-
-function prng(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const text = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}.000000Z`;

@@ -8,6 +8,7 @@ import { readListHorizon } from '../src/orders/order-list-horizon.js';
 import { within } from './support/eventually.js';
 import { newShop as newShopFor, type Shop } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { prng } from './support/prng.js';
 
 type Query = Record<string, string>;
 
@@ -57,17 +58,6 @@ function instantText(micros: bigint, offsetMinutes = 0): string {
   if (offsetMinutes === 0) return `${local}.${fraction}Z`;
   const abs = Math.abs(offsetMinutes);
   return `${local}.${fraction}${offsetMinutes < 0 ? '-' : '+'}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
-}
-
-/** A small deterministic generator: the data set is the same on every run. */
-function prng(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('sync-grade order listing', () => {
