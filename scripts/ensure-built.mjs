@@ -4,6 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(
+    `Node.js ${process.versions.node} is not supported: use 22.12 or later (22, 24 or 26).\n`,
+  );
+  process.exit(1);
+}
+
 const stamp = 'dist/.build-stamp';
 const inputs = ['src', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 
