@@ -1,8 +1,14 @@
 // Builds with tsc only when a source is newer than the last build, so `npm start` and
-// `npm run cli` work on a fresh clone and stay fast afterwards. Output goes to stderr.
+// `npm run cli` work on a fresh clone and stay fast afterwards. Output goes to stderr (stdout
+// belongs to the command that follows: `npm run -s cli -- … --json` prints one JSON object).
+// A production image has dist/ and no sources: nothing to build there.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const at = (path) => join(root, path);
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
@@ -12,7 +18,7 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1);
 }
 
-const stamp = 'dist/.build-stamp';
+const stamp = at('dist/.build-stamp');
 const inputs = ['src', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 
 function newest(path) {
@@ -23,14 +29,12 @@ function newest(path) {
 }
 
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : -1;
-if (Math.max(...inputs.map(newest)) > built) {
+if (existsSync(at('src')) && Math.max(...inputs.map((input) => newest(at(input)))) > built) {
   process.stderr.write('building (tsc)...\n');
   const tsc = spawnSync(
     process.execPath,
-    ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
-    {
-      stdio: ['ignore', process.stderr, process.stderr],
-    },
+    [at('node_modules/typescript/bin/tsc'), '-p', at('tsconfig.build.json')],
+    { stdio: ['ignore', process.stderr, process.stderr] },
   );
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
   writeFileSync(stamp, new Date().toISOString());
