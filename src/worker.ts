@@ -6,9 +6,10 @@ import { createLogger, stdoutDestination } from './common/logging/logger.js';
 import { handleShutdownSignals } from './common/shutdown-signals.js';
 import { installFaultPolicy } from './common/process-faults.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
-import { ConfigError, loadAppConfig } from './config/app-config.js';
+import { loadAppConfig } from './config/app-config.js';
 import { openDatabaseServer } from './database/database-server.js';
 import { runMigrations } from './database/run-migrations.js';
+import { startupFailureMessage } from './startup-failure.js';
 import { WorkerModule } from './worker.module.js';
 
 /** `npm run worker`: import workers without the HTTP API, for scaling them separately. */
@@ -17,7 +18,10 @@ async function main(): Promise<void> {
   const config = loadAppConfig({ ...process.env, WORKER: 'on' });
   const logger = createLogger(config.LOG_LEVEL, stdoutDestination());
   installFaultPolicy(logger);
-  const database = await openDatabaseServer(config, (m) => logger.info(m));
+  const database = await openDatabaseServer(config, {
+    info: (m) => logger.info(m),
+    warn: (m) => logger.warn(m),
+  });
   const app = await NestFactory.createApplicationContext(
     WorkerModule.register({ config, databaseUrl: database.url }),
     {
@@ -42,8 +46,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  process.stderr.write(`${startupFailureMessage(error)}\n`);
   process.exit(1);
 });

@@ -85,8 +85,13 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, ['dist/src/cli.js', ...args], {
+/** `node <script> <args>` with `env`, to its end. */
+export async function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [script, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -94,8 +99,12 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const [status] = (await once(child, 'exit')) as [number | null];
+  const [status] = (await once(child, 'close')) as [number | null];
   return { status, stdout, stderr };
+}
+
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return runNode('dist/src/cli.js', args, env);
 }
 
 /** `npm run cli -- <args> --json` with `env`: its one JSON object; throws when it failed. */

@@ -1,0 +1,76 @@
+import { createServer, type Server } from 'node:net';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { databaseUrlFor } from './support/database-url.js';
+import { ensureBuilt, runNode, sharedInstanceEnv } from './support/processes.js';
+
+/** A stack trace line: none may reach a newcomer for a mistake of configuration. */
+const STACK = /\n\s+at /;
+
+/**
+ * Mistakes a newcomer makes (a wrong password or database name in DATABASE_URL, a port already
+ * taken): the process ends at once, non-zero, saying what is wrong and
+ * what to change, without a stack trace.
+ */
+describe('start-up failures that name their cause', () => {
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    env = { ...(await sharedInstanceEnv('http://localhost:3000')), LOG_LEVEL: 'warn' };
+  });
+
+  it('a wrong password in DATABASE_URL: exit 1 at once with 28P01, the password never shown', async () => {
+    const url = new URL(env.DATABASE_URL);
+    url.password = 'not-the-password';
+    for (const script of ['dist/src/main.js', 'dist/src/worker.js', 'dist/src/cli.js']) {
+      const started = performance.now();
+      const result = await runNode(script, script.endsWith('cli.js') ? ['tenant', 'list'] : [], {
+        ...env,
+        DATABASE_URL: url.toString(),
+      });
+      expect(result.status).toBe(1);
+      // At once: no retry round (a server that is starting is waited for 30 s).
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(result.stderr).toContain('password authentication failed');
+      expect(result.stderr).toContain('(28P01); check the user name and password in DATABASE_URL');
+      expect(result.stderr + result.stdout).not.toContain('not-the-password');
+      expect(result.stderr).not.toMatch(STACK);
+    }
+  });
+
+  it('an unknown database: exit 1 with 3D000', async () => {
+    const result = await runNode('dist/src/main.js', [], {
+      ...env,
+      DATABASE_URL: databaseUrlFor(inject('serverUrl'), 'no_such_database'),
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('database "no_such_database" does not exist (3D000)');
+    expect(result.stderr).not.toMatch(STACK);
+  });
+
+  describe('a port already taken', () => {
+    let holder: Server;
+    let port: number;
+
+    beforeAll(async () => {
+      holder = createServer().listen(0, '127.0.0.1');
+      await once(holder, 'listening');
+      port = (holder.address() as { port: number }).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+    it('exit 1 naming the port and PORT, no stack trace', async () => {
+      const result = await runNode('dist/src/main.js', [], {
+        ...env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(
+        `port ${port} is already in use on 127.0.0.1 (EADDRINUSE): stop the process that holds it, or start on another port, e.g. PORT=3000 npm start`,
+      );
+      expect(result.stderr + result.stdout).not.toMatch(STACK);
+    });
+  });
+});
