@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { CommandFactory } from 'nest-commander';
 import { pino } from 'pino';
 import { DataSource } from 'typeorm';
+import { isCommanderExit, strictUsage } from './admin/cli-exit-codes.js';
 import { CliModule } from './admin/cli.module.js';
 import { createLogger } from './common/logging/logger.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
@@ -35,8 +36,19 @@ async function main(): Promise<void> {
         logger: new PinoNestLogger(logger),
         cliName: 'npm run cli --',
         enablePositionalOptions: true,
+        serviceErrorHandler: (error: Error) => {
+          // Usage errors: commander printed them (cli-exit-codes.ts). Commands report their
+          // own failures (admin-command.ts); anything else is a bug, shown with its stack.
+          if (isCommanderExit(error)) {
+            process.exitCode = error.exitCode;
+          } else {
+            process.stderr.write(`${error.stack ?? error.message}\n`);
+            process.exitCode = 2;
+          }
+        },
       },
     );
+    strictUsage(app);
     await runMigrations(app.get(DataSource));
     await CommandFactory.runApplication(app);
     await app.close();

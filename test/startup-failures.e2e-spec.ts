@@ -2,14 +2,14 @@ import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { databaseUrlFor } from './support/database-url.js';
-import { ensureBuilt, runNode, sharedInstanceEnv } from './support/processes.js';
+import { ensureBuilt, runCli, runNode, sharedInstanceEnv } from './support/processes.js';
 
 /** A stack trace line: none may reach a newcomer for a mistake of configuration. */
 const STACK = /\n\s+at /;
 
 /**
  * Mistakes a newcomer makes (a wrong password or database name in DATABASE_URL, a port already
- * taken): the process ends at once, non-zero, saying what is wrong and
+ * taken, a mistyped CLI command): the process ends at once, non-zero, saying what is wrong and
  * what to change, without a stack trace.
  */
 describe('start-up failures that name their cause', () => {
@@ -72,5 +72,25 @@ describe('start-up failures that name their cause', () => {
       );
       expect(result.stderr + result.stdout).not.toMatch(STACK);
     });
+  });
+
+  it('the CLI: an unknown command or subcommand, or a group without one, exits non-zero', async () => {
+    const cliEnv = { DATABASE_URL: env.DATABASE_URL, LOG_LEVEL: 'warn' };
+    const [unknown, unknownSub, group, help] = await Promise.all([
+      runCli(['tenants', 'list'], cliEnv),
+      runCli(['tenant', 'lsit', '--json'], cliEnv),
+      runCli(['tenant'], cliEnv),
+      runCli(['tenant', '--help'], cliEnv),
+    ]);
+    expect(unknown).toMatchObject({ status: 1, stdout: '' });
+    expect(unknown.stderr).toContain("error: unknown command 'tenants'");
+    expect(unknownSub).toMatchObject({ status: 1, stdout: '' });
+    expect(unknownSub.stderr).toContain("error: unknown command 'lsit'");
+    // Its help, on stderr: stdout stays for a command's output.
+    expect(group).toMatchObject({ status: 1, stdout: '' });
+    expect(group.stderr).toContain('create [options]  create a tenant');
+    // Asked for, help is the output, and not an error.
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('create [options]  create a tenant');
   });
 });
