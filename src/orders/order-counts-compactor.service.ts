@@ -39,13 +39,20 @@ export class OrderCountsCompactor implements OnApplicationBootstrap, BeforeAppli
     return this.periodic.stop();
   }
 
-  /** Folds until no batch is full; returns the deltas folded (0 when another process holds the lock). */
-  async compactAll(): Promise<number> {
+  /**
+   * Folds until no batch is full; returns the deltas folded. While another compactor (this
+   * process's own timer, or another process) holds the lock, it returns 0 at once, unless
+   * `waitForLock`: then it waits for that one to commit and folds what is left, so nothing
+   * pending before the call is left unfolded.
+   */
+  async compactAll({ waitForLock = false } = {}): Promise<number> {
     let total = 0;
     for (;;) {
       const folded = await this.transactions.run(async (m) => {
         const [{ locked }]: Array<{ locked: boolean }> = await m.query(
-          'SELECT pg_try_advisory_xact_lock($1) AS locked',
+          waitForLock
+            ? 'SELECT pg_advisory_xact_lock($1), true AS locked'
+            : 'SELECT pg_try_advisory_xact_lock($1) AS locked',
           [LOCK_KEY],
         );
         if (!locked) return 0;
