@@ -19,7 +19,14 @@ if (major < 22 || (major === 22 && minor < 12)) {
 }
 
 const stamp = at('dist/.build-stamp');
-const inputs = ['src', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const inputs = [
+  'src',
+  'examples',
+  'ormconfig.ts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package-lock.json',
+];
 
 function newest(path) {
   if (!existsSync(path)) return 0;
