@@ -840,6 +840,13 @@ export interface components {
       quantity: number;
     };
     CreateOrderDto: {
+      /**
+       * @example {
+       *       "name": "Ada Lovelace",
+       *       "email": "ada@example.com",
+       *       "phone": "+1 555 0100"
+       *     }
+       */
       customer: components['schemas']['OrderCustomerInput'];
       shipping_address: components['schemas']['ShippingAddressInput'];
       items: components['schemas']['OrderItemInput'][];
@@ -1652,6 +1659,13 @@ export interface components {
       marketplace: string;
       /** @example TY-10472285 */
       external_order_id: string;
+      /**
+       * @example {
+       *       "name": "Ada Lovelace",
+       *       "email": "ada@example.com",
+       *       "phone": "+1 555 0100"
+       *     }
+       */
       customer: components['schemas']['OrderCustomerInput'];
       shipping_address: components['schemas']['ShippingAddressInput'];
       items: components['schemas']['ImportItemInput'][];

@@ -2,16 +2,17 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newApp, newProduct, newTenant } from '../support/factories.js';
+import { DemoSeedService } from '../../src/seed/demo-seed.service.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = 'docs/screenshots';
 
 /**
- * The interactive reference as a user meets it: every operation listed, "Authorize" offering
- * the client credentials flow, and "Try it out" answering with a token the page fetched from
- * the same origin. Screenshots land in docs/screenshots.
+ * The interactive reference as a user meets it on the demo data (what `npm start` seeds):
+ * every operation listed, "Authorize" offering the client credentials flow, and "Try it out"
+ * answering with a token the page fetched from the same origin, its pre-filled examples
+ * working as they are. Screenshots land in docs/screenshots.
  */
 describe('/docs in headless Chromium', () => {
   let t: TestApp;
@@ -25,10 +26,8 @@ describe('/docs in headless Chromium', () => {
     t = await createTestApp();
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    const tenant = await newTenant(t);
-    await newProduct(t, tenant.id, 1999, 'DOCS-SKU-1');
-    const app = await newApp(t, tenant.id, ['products:read', 'orders:read']);
-    credentials = { clientId: app.clientId, clientSecret: app.clientSecret };
+    const demo = await t.app.get(DemoSeedService).seed();
+    credentials = { clientId: demo.app.clientId, clientSecret: demo.clientSecret };
     const document = (await (await fetch(`${base}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
     };
@@ -73,7 +72,9 @@ describe('/docs in headless Chromium', () => {
     expect(await oauth.innerText()).toContain('/builders/oauth/token');
     await oauth.locator('input#client_id_clientCredentials').fill(credentials.clientId);
     await oauth.locator('input#client_secret_clientCredentials').fill(credentials.clientSecret);
-    await oauth.locator('label[for="products:read-clientCredentials-checkbox-oauth2"]').click();
+    for (const scope of ['products:read', 'orders:read', 'orders:write', 'events:read']) {
+      await oauth.locator(`label[for="${scope}-clientCredentials-checkbox-oauth2"]`).click();
+    }
     await page.screenshot({ path: `${SHOTS}/docs-authorize.png` });
     const token = page.waitForResponse((r) => r.url() === `${base}/builders/oauth/token`);
     // Swagger UI labels it "Apply given OAuth2 credentials".
@@ -92,7 +93,36 @@ describe('/docs in headless Chromium', () => {
     await operation.getByRole('button', { name: 'Execute' }).click();
     expect((await answer).status()).toBe(200);
     const live = operation.locator('.live-responses-table');
-    await expect.poll(() => live.innerText()).toContain('DOCS-SKU-1');
+    await expect.poll(() => live.innerText()).toContain('TSHIRT-BLK-M');
     await operation.screenshot({ path: `${SHOTS}/docs-try-it.png` });
+  });
+
+  /** Opens an operation, "Try it out" with what the page pre-filled, and its answer. */
+  async function tryItOut(id: string, path: string, method: string): Promise<[number, string]> {
+    const operation = page.locator(`#operations-${id}`);
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    const answer = page.waitForResponse(
+      (r) => r.request().method() === method && new URL(r.url()).pathname === path,
+    );
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const response = await answer;
+    return [response.status(), await response.text()];
+  }
+
+  it('the pre-filled examples work on the demo data: an order, then the lists that find it', async () => {
+    // The body's customer is a guest (an id would be 422 unknown_customer), product 1 exists.
+    const [created, order] = await tryItOut('orders-OrdersController_create', '/v1/orders', 'POST');
+    expect({ status: created, body: order }).toMatchObject({ status: 201 });
+    const { id } = JSON.parse(order) as { id: number };
+    // Every filter pre-filled (statuses, both time bounds): the new order is in the list.
+    const [listed, list] = await tryItOut('orders-OrdersController_list', '/v1/orders', 'GET');
+    expect({ status: listed, body: list }).toMatchObject({ status: 200 });
+    expect((JSON.parse(list) as { data: Array<{ id: number }> }).data.map((o) => o.id)).toContain(
+      id,
+    );
+    const [fed, feed] = await tryItOut('events-EventsController_feed', '/v1/events', 'GET');
+    expect({ status: fed, body: feed }).toMatchObject({ status: 200 });
+    expect(JSON.parse(feed)).toMatchObject({ data: [{ type: 'order.created' }] });
   });
 });

@@ -2,7 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { Chars, NestedArray, NestedObject } from '../../common/validation.js';
 import { IsMoneyAmount } from '../../common/money.validator.js';
-import { OrderCustomerInput, ShippingAddressInput } from '../../orders/dto/create-order.dto.js';
+import {
+  GUEST_CUSTOMER_EXAMPLE,
+  OrderCustomerInput,
+  ShippingAddressInput,
+} from '../../orders/dto/create-order.dto.js';
 
 export class ImportItemInput {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'TSHIRT-BLK-M' })
@@ -49,7 +53,7 @@ export class ImportOrderDto {
   @Chars(1, 100)
   external_order_id!: string;
 
-  @ApiProperty({ type: OrderCustomerInput })
+  @ApiProperty({ type: OrderCustomerInput, example: GUEST_CUSTOMER_EXAMPLE })
   @NestedObject(() => OrderCustomerInput)
   customer!: OrderCustomerInput;
 

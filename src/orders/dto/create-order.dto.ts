@@ -73,9 +73,19 @@ export class OrderItemInput {
   quantity!: number;
 }
 
+/**
+ * The customer of the request examples in /docs ("Try it out"): a guest, since an `id` only
+ * works for a customer registered first (the demo data has none: 422 unknown_customer).
+ */
+export const GUEST_CUSTOMER_EXAMPLE = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phone: '+1 555 0100',
+};
+
 /** Prices are not sent: they come from the tenant's catalog at creation time. */
 export class CreateOrderDto {
-  @ApiProperty({ type: OrderCustomerInput })
+  @ApiProperty({ type: OrderCustomerInput, example: GUEST_CUSTOMER_EXAMPLE })
   @NestedObject(() => OrderCustomerInput)
   customer!: OrderCustomerInput;
 

@@ -30,8 +30,15 @@ function IsDateTime(): PropertyDecorator {
     });
 }
 
-const instant = (description: string) =>
-  ApiPropertyOptional({ type: String, format: 'date-time', example: INSTANT_EXAMPLE, description });
+/**
+ * /docs pre-fills every filter with its example ("Try it out"): together they must still find
+ * the demo's orders (made today, pending), so the bounds are far apart.
+ */
+const AFTER_EXAMPLE = '2026-01-01T00:00:00Z';
+const BEFORE_EXAMPLE = '2100-01-01T00:00:00.000000+02:00';
+
+const instant = (example: string, description: string) =>
+  ApiPropertyOptional({ type: String, format: 'date-time', example, description });
 
 /**
  * `GET /v1/orders` and `GET /v1/customers/me/orders`. `page` has no default here, unlike
@@ -78,28 +85,31 @@ export class ListOrdersQuery {
   @ApiPropertyOptional({
     type: String,
     description: `One status or several, comma-separated (${ORDER_STATUSES.join(', ')})`,
-    example: 'paid,preparing',
+    example: 'pending,paid',
   })
   @IsOptional()
   @CommaListOf(ORDER_STATUSES, 'statuses')
   status?: OrderStatus[];
 
-  @instant('Orders created at or after this instant')
+  @instant(AFTER_EXAMPLE, 'Orders created at or after this instant')
   @IsOptional()
   @IsDateTime()
   created_after?: string;
 
-  @instant('Orders created before this instant')
+  @instant(BEFORE_EXAMPLE, 'Orders created before this instant')
   @IsOptional()
   @IsDateTime()
   created_before?: string;
 
-  @instant('Orders last changed at or after this instant (`sort=updated_at` to sync)')
+  @instant(
+    AFTER_EXAMPLE,
+    'Orders last changed at or after this instant (`sort=updated_at` to sync)',
+  )
   @IsOptional()
   @IsDateTime()
   updated_after?: string;
 
-  @instant('Orders last changed before this instant')
+  @instant(BEFORE_EXAMPLE, 'Orders last changed before this instant')
   @IsOptional()
   @IsDateTime()
   updated_before?: string;
