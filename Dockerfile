@@ -1,20 +1,32 @@
-# Production image: compiled JavaScript and production dependencies only, run as a non-root user.
-# It expects DATABASE_URL (see docker-compose.yml); nothing is embedded in a container.
+# Production image on the active Node.js LTS line (26): compiled JavaScript and production
+# dependencies only (no TypeScript, no embedded PostgreSQL: it expects DATABASE_URL, see
+# docker-compose.yml), run as a non-root user. The admin CLI runs in it:
+#   docker compose exec app npm run -s cli -- tenant list --json
 
-FROM node:20-bookworm-slim AS build
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
-RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && npm prune --omit=dev
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 
-FROM node:20-bookworm-slim
+FROM node:26-bookworm-slim AS runtime-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --omit=optional leaves out embedded-postgres and its PostgreSQL binaries (~60 MB), used only
+# without DATABASE_URL; --omit=peer the TypeScript compiler that @nestjs/swagger and
+# cosmiconfig list as an optional peer and npm would otherwise keep.
+RUN npm ci --omit=dev --omit=optional --omit=peer && npm cache clean --force
+
+FROM node:26-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0
 WORKDIR /app
-COPY --from=build --chown=node:node /app/package.json ./
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
+# Owned by root, readable by all: the service cannot change its own code or dependencies.
+COPY package.json ./
+COPY scripts ./scripts
+COPY --from=runtime-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
