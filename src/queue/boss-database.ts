@@ -11,7 +11,8 @@ const SCHEMA = 'pgboss';
  * reported instead of thrown at nobody.
  *
  * pg-boss 10 settles a job after its handler with `complete()` or `fail()` without awaiting
- * them (fixed in pg-boss 11, which needs Node 22): while the database is down they reject
+ * them (pg-boss 11 awaits them, but neither 11 nor 12 can take over a pg-boss 10 schema in
+ * place: README, "Queue"): while the database is down they reject
  * with no one to hear, and Node ends the process. For those two statements alone a failure
  * is reported and answered as "no job changed"; the job then stays active until its expiry,
  * and pg-boss's own maintenance retries it, so nothing is lost, at worst done again (every

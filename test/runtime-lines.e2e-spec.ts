@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+
+const read = (path: string) => readFile(path, 'utf8');
+
+/**
+ * Where the supported Node.js lines are written down, they agree: `engines`, the Dockerfile,
+ * CI and the README. Node 20 is past its end of life: the README no longer names it.
+ */
+describe('supported Node.js lines: 22, 24 and 26', () => {
+  it('package.json engines: 22.12 or later', async () => {
+    const pkg = JSON.parse(await read('package.json')) as { engines: { node: string } };
+    expect(pkg.engines.node).toBe('>=22.12');
+  });
+
+  it('the Dockerfile builds and runs on the active LTS line, 26', async () => {
+    const froms = [...(await read('Dockerfile')).matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(froms.length).toBeGreaterThan(0);
+    for (const image of froms) expect(image).toMatch(/^node:26-/);
+  });
+
+  it('CI runs the suite on the oldest (22) and the newest (26) line', async () => {
+    const ci = await read('.ci/run');
+    expect(ci).toMatch(/^NODE_22=22\.\d+\.\d+$/m);
+    expect(ci).toMatch(/^NODE_26=26\.\d+\.\d+$/m);
+    expect(ci).toContain('PATH="$BIN_22:$PATH" step npm test');
+    expect(ci).toMatch(/export PATH="\$BIN_26:\$PATH"[\s\S]*step npm test/);
+  });
+
+  it('the README says which lines are supported and which are tested', async () => {
+    const readme = await read('README.md');
+    expect(readme).toContain('The supported lines are the LTS lines 22, 24 and 26');
+    expect(readme).toContain('CI runs the whole suite on 22 and 26');
+    expect(readme).not.toMatch(/node:20|Node(\.js)? 20\b/);
+  });
+});
+
+/** docker-compose.yml as a production-like run: no secret in it, loopback only, restarted. */
+describe('docker-compose.yml', () => {
+  it('takes the database password from the environment, publishes on 127.0.0.1, restarts', async () => {
+    const compose = await read('docker-compose.yml');
+    expect(compose).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
+    expect(compose).toMatch(/DATABASE_URL: postgres:\/\/storefront:\$\{POSTGRES_PASSWORD/);
+    const published = [...compose.matchAll(/^\s+- '([\d.:]+)'$/gm)].map((m) => m[1]);
+    expect(published).toEqual(['127.0.0.1:3000:3000']);
+    const services = compose.slice(compose.indexOf('\nservices:'), compose.indexOf('\nvolumes:'));
+    const names = [...services.matchAll(/^ {2}(\w+):$/gm)].map((m) => m[1]);
+    expect(names).toEqual(['db', 'app']);
+    expect([...services.matchAll(/^ {4}restart: unless-stopped$/gm)]).toHaveLength(names.length);
+  });
+});
