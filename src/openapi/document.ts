@@ -30,7 +30,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Storefront orders and customer accounts')
     .setDescription(DESCRIPTION)
-    .setVersion('1')
+    .setVersion('0.1.0') // package.json's version and CHANGELOG.md's latest release
     // Relative: "Try it" in /docs and generated clients use the origin that served the document.
     .addServer('/', 'This server');
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
