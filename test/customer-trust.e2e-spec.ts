@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PasswordHasher } from '../src/customers/password-hasher.js';
 import { within } from './support/eventually.js';
 import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
-import { runCli, sharedInstanceEnv } from './support/processes.js';
+import { processBudget, runCli, sharedInstanceEnv } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -478,7 +478,7 @@ describe('customer accounts you can trust', () => {
   });
 });
 
-describe('customer verify (CLI)', () => {
+describe('customer verify (CLI)', { timeout: processBudget(2) }, () => {
   it('verifies the email, links the earlier orders, writes the audit log', async () => {
     const t = await createTestApp({ WORKER: 'off' });
     try {

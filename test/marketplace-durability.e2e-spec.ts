@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/free-port.js';
 import { within } from './support/eventually.js';
 import {
+  processBudget,
   fetchAccessToken,
   runCliJson,
   sharedInstanceEnv,
@@ -16,7 +17,8 @@ import {
  * that was working on it, is imported exactly once, and workers in several processes share
  * the queue without duplicates or losses.
  */
-describe('marketplace import durability', () => {
+// A test starts up to three processes (two servers, or a server and two workers).
+describe('marketplace import durability', { timeout: processBudget(3) }, () => {
   let env: Record<string, string>;
   let db: pg.Client;
   const children: ServerProcess[] = [];

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/free-port.js';
 import { within } from './support/eventually.js';
 import {
+  processBudget,
   fetchAccessToken,
   runCli,
   runCliJson,
@@ -21,7 +22,8 @@ interface CreatedApp {
  * and the admin CLI as a third process: a change made by the CLI takes effect on both
  * servers within 1 s.
  */
-describe('two server processes sharing one database', () => {
+// A test runs the CLI up to four times.
+describe('two server processes sharing one database', { timeout: processBudget(4) }, () => {
   let env: Record<string, string>;
   let a: ServerProcess;
   let b: ServerProcess;

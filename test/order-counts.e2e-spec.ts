@@ -3,7 +3,7 @@ import { OrderCountsCompactor } from '../src/orders/order-counts-compactor.servi
 import { ORDER_STATUSES } from '../src/orders/order-status.js';
 import { within } from './support/eventually.js';
 import { newShop, orderBodyFor, placeOrder, type Shop } from './support/factories.js';
-import { ensureBuilt, runCli, runCliJson } from './support/processes.js';
+import { ensureBuilt, processBudget, runCli, runCliJson } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -11,7 +11,8 @@ import { createTestApp, type TestApp } from './support/test-app.js';
  * Under a few hundred concurrent writes of every kind, each counter equals a `count(*)`,
  * before and after the compactor folds the deltas; the totals the API reports equal them.
  */
-describe('order counters', () => {
+// Two tests run the CLI (the first five times at once).
+describe('order counters', { timeout: processBudget(5) }, () => {
   let t: TestApp;
   let shop: Shop;
 

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
-import { runCli, startServer, type ServerProcess } from './support/processes.js';
+import { processBudget, runCli, startServer, type ServerProcess } from './support/processes.js';
 
 /**
  * The set-up a new user gets: the built server on an embedded database in DATA_DIR, the CLI
  * beside it (running or not), a clean SIGTERM, and a restart that keeps everything.
  */
-describe('npm start and the CLI on the embedded database', () => {
+// A test starts up to three processes (the server, then the CLI twice or the server again).
+describe('npm start and the CLI on the embedded database', { timeout: processBudget(3) }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   let server: ServerProcess | undefined;

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
 import {
+  processBudget,
   fetchAccessToken,
   runCliJson,
   sharedInstanceEnv,
@@ -16,7 +17,8 @@ import { WebhookReceiver } from './support/webhook-receiver.js';
  * CONTRACT 3.9 with real processes: events committed by a process that dies before
  * delivering anything are delivered after a restart (at least once), signed.
  */
-describe('webhook durability', () => {
+// The test runs the CLI three times, then a server, then a worker.
+describe('webhook durability', { timeout: processBudget(5) }, () => {
   let env: Record<string, string>;
   let receiver: WebhookReceiver;
   let db: pg.Client;

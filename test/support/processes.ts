@@ -4,6 +4,17 @@ import { once } from 'node:events';
 import { freePort } from '../../src/database/free-port.js';
 import { createTestDatabase } from './test-database.js';
 
+/**
+ * The time budget of a test that starts `processes` Node processes (server, worker, CLI, npm)
+ * and waits for them. Each spends about a CPU-second before doing anything (Node, Nest and some
+ * 1,400 modules; the embedded database's start and stop when it runs one), which a 2-core
+ * machine running another spec file beside it stretches several-fold: the 20 s sized for
+ * in-process tests ran out on Node 22 where a test started several, one after the other.
+ */
+export function processBudget(processes: number): number {
+  return 20_000 + 10_000 * processes;
+}
+
 /** Builds dist/ if sources changed (as `npm start` does); child-process tests run the build. */
 export function ensureBuilt(): void {
   const result = spawnSync(process.execPath, ['scripts/ensure-built.mjs'], { stdio: 'inherit' });
