@@ -1,7 +1,8 @@
-// The reference of CONTRACT 7: the service's hot paths with bare node:http + pg, over the
-// service's own database (after its migrations and demo seed), doing the same SQL
-// (bench/reference-sql.mjs) and answering the same JSON. No framework, no validation
-// library, no auth, no rate limits: every request acts for TENANT_ID and APP_ID.
+// The reference of `npm run bench` (docs/BEHAVIOUR.md#performance): the service's hot paths
+// with bare node:http + pg, over the service's own database (after its migrations and demo
+// seed), doing the same SQL (bench/reference-sql.mjs) and answering the same JSON. No
+// framework, no validation library, no auth, no rate limits: every request acts for
+// TENANT_ID and APP_ID.
 //
 //   DATABASE_URL  TENANT_ID  APP_ID          required
 //   PORT (3100)  HOST (127.0.0.1)  POOL_SIZE (10, the service's DB_POOL_SIZE default)

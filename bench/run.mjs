@@ -1,4 +1,5 @@
-// npm run bench: the measuring instrument of CONTRACT 7 (see docs/BENCHMARKS.md).
+// npm run bench: the measuring instrument of docs/BEHAVIOUR.md#performance (see
+// docs/BENCHMARKS.md).
 //
 //   npm run bench                          hot paths, service vs bench/reference-server.mjs
 //   npm run bench -- --orders 1000000      scale mode: seed with the CLI, time single requests

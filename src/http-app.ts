@@ -61,7 +61,8 @@ export async function createHttpApp({
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     // Slow, stuck or too many clients: timeouts and the connection cap (http-server.ts).
     serverFactory: httpServerFactory(config, logger),
-    // Fastify's own 503 has its own body; closingHook answers in the contract's shape.
+    // Fastify's own 503 has its own body; closingHook answers in the error shape of
+    // docs/BEHAVIOUR.md#errors.
     return503OnClosing: false,
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

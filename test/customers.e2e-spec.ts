@@ -332,7 +332,7 @@ describe('customer accounts', () => {
     it('a customer sees only own orders, through every path; others get 404', async () => {
       const a = await newCustomer();
       const b = await newCustomer();
-      // Linking by email needs a verified email (CONTRACT 3.4).
+      // Linking by email needs a verified email (docs/BEHAVIOUR.md#email-trust).
       await t.dataSource.query('UPDATE customers SET email_verified = true WHERE id = ANY($1)', [
         [a.id, b.id],
       ]);

@@ -13,10 +13,13 @@ import {
   type ServerProcess,
 } from './support/processes.js';
 
-/** Every answer the load got, by what it means for the contract. */
+/** Every answer the load got, by what it means for the documented behaviour. */
 interface Tally {
   statuses: Map<number, number>;
-  /** Anything but the contract's 503 while the database is away: 5xx other than 503, a 503 without Retry-After or in another shape, a socket error. */
+  /**
+   * Anything but the documented 503 (docs/BEHAVIOUR.md#shared-error-rules) while the database is
+   * away: 5xx other than 503, a 503 without Retry-After or in another shape, a socket error.
+   */
   violations: string[];
 }
 
@@ -301,7 +304,7 @@ function pause(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-/** Sends one request, records its answer, and flags whatever the contract does not allow. */
+/** Sends one request, records its answer, and flags whatever docs/BEHAVIOUR.md does not allow. */
 async function send(tally: Tally, request: () => Promise<Response>): Promise<Response | undefined> {
   let res: Response;
   try {

@@ -28,7 +28,10 @@ async function listen(t: TestApp): Promise<number> {
   return (t.app.getHttpServer().address() as { port: number }).port;
 }
 
-/** RFC 9112 3.2 and the methods Node hands past Fastify: answered in the contract's shape. */
+/**
+ * RFC 9112 3.2 and the methods Node hands past Fastify: answered in the error shape
+ * (docs/BEHAVIOUR.md#errors).
+ */
 describe('requests Node would pass through or drop', () => {
   let t: TestApp;
   let port: number;
@@ -66,7 +69,7 @@ describe('requests Node would pass through or drop', () => {
     expect(parse(single)).toMatchObject({ status: 200, body: { status: 'ok' } });
   });
 
-  it('CONNECT → 404 not_found in the contract shape with X-Request-Id, then closed', async () => {
+  it('CONNECT → 404 not_found in the error shape with X-Request-Id, then closed', async () => {
     const response = await rawHttp(
       port,
       'CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nX-Request-Id: tunnel-1\r\n\r\n',

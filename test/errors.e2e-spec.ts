@@ -10,7 +10,7 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 import { logCapture } from './support/log-capture.js';
 import { inject } from 'vitest';
 
-/** CONTRACT section 1: the shape and code of every framework-level error. */
+/** docs/BEHAVIOUR.md#errors: the shape and code of every framework-level error. */
 describe('error layer', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -374,7 +374,7 @@ describe('hostile input and router-level errors', () => {
   });
 
   it.each(['/v1/orders/%E0%A4%A', '/v1/orders/%', '/v1/orders/%zz'])(
-    'bad percent-encoding %s → 400 invalid_request in the contract shape',
+    'bad percent-encoding %s → 400 invalid_request in the error shape',
     async (path) => {
       const res = await t.http.get(path).set('authorization', `Bearer ${token}`);
       expect(res.status).toBe(400);
@@ -394,7 +394,7 @@ describe('hostile input and router-level errors', () => {
     expect(res.body.error).toBe('validation_failed');
   });
 
-  it('a path parameter over 2,048 characters → 414 uri_too_long in the contract shape', async () => {
+  it('a path parameter over 2,048 characters → 414 uri_too_long in the error shape', async () => {
     const res = await t.http
       .get(`/v1/orders/${'9'.repeat(3000)}`)
       .set('authorization', `Bearer ${token}`);
@@ -420,7 +420,7 @@ describe('hostile input and router-level errors', () => {
     expect(status.body.external_order_id).toBe(externalId);
   });
 
-  it('headers over 16 KiB → 431 headers_too_large in the contract shape with X-Request-Id', async () => {
+  it('headers over 16 KiB → 431 headers_too_large in the error shape with X-Request-Id', async () => {
     const response = await raw(
       `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
@@ -433,7 +433,7 @@ describe('hostile input and router-level errors', () => {
   });
 
   it.each(['abc', '-1', '1, 2'])(
-    'Content-Length %j → 400 invalid_request in the contract shape with X-Request-Id',
+    'Content-Length %j → 400 invalid_request in the error shape with X-Request-Id',
     async (length) => {
       const response = await raw(
         `POST /v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{}`,
@@ -503,7 +503,7 @@ describe('bounded work before authentication', () => {
     },
   );
 
-  it('an HTTP/1.1 request without Host → 400 invalid_request in the contract shape', async () => {
+  it('an HTTP/1.1 request without Host → 400 invalid_request in the error shape', async () => {
     const response = await raw('GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(response).toMatch(/^HTTP\/1\.1 400 /);
     expect(response).toMatch(/\r\nx-request-id: \S+\r\n/i);
@@ -513,7 +513,7 @@ describe('bounded work before authentication', () => {
     });
   });
 
-  it('an Expect other than 100-continue → 417 in the contract shape with X-Request-Id', async () => {
+  it('an Expect other than 100-continue → 417 in the error shape with X-Request-Id', async () => {
     const response = await raw(
       'GET /health/live HTTP/1.1\r\nHost: x\r\nExpect: 100-foo\r\nConnection: close\r\n\r\n',
     );

@@ -39,9 +39,9 @@ import {
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
- * Property-based hostile input against every route (CONTRACT sections 1 and 4): random and
- * structured-but-wrong bodies, query strings, path parameters and headers, through real HTTP.
- * Every answer: never a 5xx, an X-Request-Id, errors in the contract shape without internals;
+ * Property-based hostile input against every route (docs/BEHAVIOUR.md#errors and #limits): random
+ * and structured-but-wrong bodies, query strings, path parameters and headers, through real HTTP.
+ * Every answer: never a 5xx, an X-Request-Id, errors in the error shape without internals;
  * a rejected request to a write route writes nothing. Seeds are random; fast-check prints the
  * seed and the shrunk counterexample on failure (replay with FC_SEED=<seed>; FC_RUNS_FACTOR=10
  * runs ten times as many cases; FC_STATS=1 prints the answers' status codes per property).
@@ -179,7 +179,7 @@ describe('hostile input (property-based, every route)', () => {
   // -------------------------------------------------------------------------------------------
   // Sending and checking
 
-  /** Sends, then checks the answer (CONTRACT 1 and 4). */
+  /** Sends, then checks the answer (docs/BEHAVIOUR.md#errors and #limits). */
   async function expectHandled(request: HostileRequest): Promise<void> {
     const response = await send(t.http, request);
     tally(response);
@@ -1106,7 +1106,7 @@ describe('hostile input (property-based, every route)', () => {
   );
 
   it(
-    'any method on any path (known prefixes, hostile segments) answers in the contract shape',
+    'any method on any path (known prefixes, hostile segments) answers in the error shape',
     async () => {
       const templates = [
         '/builders/oauth/token',
@@ -1163,7 +1163,7 @@ describe('hostile input (property-based, every route)', () => {
   );
 });
 
-/** The oracle itself: each kind of violation is caught, and the contract shape passes. */
+/** The oracle itself: each kind of violation is caught, and the error shape passes. */
 describe('hostile-input response checks', () => {
   const request: HostileRequest = { method: 'GET', path: '/v1/orders/1', headers: {} };
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -1216,7 +1216,7 @@ describe('hostile-input response checks', () => {
     expect(() => expectContractResponse({ ...request, headers }, response)).toThrow(problem);
   });
 
-  it('accept the contract shape, and an echo of the request that looks like internals', () => {
+  it('accept the error shape, and an echo of the request that looks like internals', () => {
     const details = [{ field: 'status', message: 'must be one of …' }];
     expectContractResponse(request, answer(200, { id: 1 }));
     expectContractResponse(request, answer(400, { ...error, details }));

@@ -11,9 +11,9 @@ const PER_CUSTOMER_IP = 5;
 const REGISTRATIONS_PER_IP = 3;
 
 /**
- * CONTRACT 3.6 limits, tried as an attacker would: nobody can lock out other customers, a
- * concurrent burst cannot try more passwords than the limit, and refused attempts cost no
- * argon2.
+ * The customer limits (docs/BEHAVIOUR.md#rate-limits), tried as an attacker would: nobody can lock
+ * out other customers, a concurrent burst cannot try more passwords than the limit, and refused
+ * attempts cost no argon2.
  */
 describe('login and registration limits', () => {
   let t: TestApp;

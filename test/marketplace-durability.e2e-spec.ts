@@ -13,9 +13,9 @@ import {
 } from './support/processes.js';
 
 /**
- * CONTRACT 3.7 with real processes: an accepted import survives a SIGKILL of the process
- * that was working on it, is imported exactly once, and workers in several processes share
- * the queue without duplicates or losses.
+ * docs/BEHAVIOUR.md#marketplace-import with real processes: an accepted import survives a SIGKILL
+ * of the process that was working on it, is imported exactly once, and workers in several processes
+ * share the queue without duplicates or losses.
  */
 // A test starts up to three processes (two servers, or a server and two workers).
 describe('marketplace import durability', { timeout: processBudget(3) }, () => {

@@ -104,7 +104,7 @@ describe('POST /builders/oauth/token', () => {
     });
   });
 
-  describe('errors, in the contract check order', () => {
+  describe('errors, in the documented check order', () => {
     it('missing grant_type → 400 invalid_request', async () => {
       const res = await t.http.post(TOKEN).send(body({ grant_type: undefined }));
       expect(res.status).toBe(400);

@@ -28,7 +28,9 @@ const REQUEST_LINE_FIELDS = [
   'time',
 ];
 
-/** CONTRACT 6: one structured line per request, with its id, and no secret in it. */
+/**
+ * docs/BEHAVIOUR.md#operations: one structured line per request, with its id, and no secret in it.
+ */
 describe('request log', () => {
   let t: TestApp;
   let shop: Shop;

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
-/** CONTRACT section 4: slow or stuck clients time out. */
+/** docs/BEHAVIOUR.md#requests-and-responses: slow or stuck clients time out. */
 describe('slow clients', () => {
   let t: TestApp;
   let port: number;

@@ -4,7 +4,10 @@ import { within } from './support/eventually.js';
 import { newApp, newTenant, tokenFor, type TestClient } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
-/** CONTRACT 3.3: each admin action kills the affected tokens within 1 s; others live on. */
+/**
+ * docs/BEHAVIOUR.md#token-lifecycle: each admin action kills the affected tokens within 1 s; others
+ * live on.
+ */
 describe('token lifecycle', () => {
   let t: TestApp;
   let apps: AppsService;

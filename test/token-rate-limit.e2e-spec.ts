@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
-/** CONTRACT section 4: per-token request rate with 429, Retry-After and RateLimit headers. */
+/**
+ * docs/BEHAVIOUR.md#rate-limits: per-token request rate with 429, Retry-After and RateLimit
+ * headers.
+ */
 describe('per-token request rate', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -196,7 +196,7 @@ describe('typed client (openapi-fetch over the generated types)', () => {
     expect(tokenRequests).toBe(1);
   });
 
-  it('typed errors: a 404 carries the contract error body', async () => {
+  it('typed errors: a 404 carries the error body', async () => {
     const { app } = client();
     const missing = await app.GET('/v1/orders/{id}', { params: { path: { id: 999_999_999 } } });
     expect(missing.response.status).toBe(404);

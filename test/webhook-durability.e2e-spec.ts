@@ -14,7 +14,7 @@ import {
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
- * CONTRACT 3.9 with real processes: events committed by a process that dies before
+ * docs/BEHAVIOUR.md#webhooks with real processes: events committed by a process that dies before
  * delivering anything are delivered after a restart (at least once), signed.
  */
 // The test runs the CLI three times, then a server, then a worker.

@@ -1,5 +1,6 @@
-// The hot paths of CONTRACT 7, as autocannon scenarios that both servers answer alike. The
-// reference ignores the Authorization header; it is sent to both so requests are the same.
+// The hot paths of docs/BEHAVIOUR.md#performance, as autocannon scenarios that both servers
+// answer alike. The reference ignores the Authorization header; it is sent to both so
+// requests are the same.
 
 /**
  * `setup`: the demo app's credentials, an app token, the seeded order ids and the product
@@ -71,7 +72,7 @@ export function hotPaths({ clientId, clientSecret, token, orderIds, productIds }
   ];
 }
 
-/** A guest order of three lines (the contract's typical create). */
+/** A guest order of three lines (a typical create). */
 export function benchOrder(productIds, email = 'bench@example.com') {
   return {
     customer: { name: 'Bench Customer', email, phone: '+90 555 000 0000' },

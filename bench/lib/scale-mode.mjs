@@ -1,5 +1,5 @@
-// npm run bench -- --orders N: N orders made by the admin CLI's `seed orders` (CONTRACT 5),
-// then single sequential requests timed against the bounds of CONTRACT 7.
+// npm run bench -- --orders N: N orders made by the admin CLI's `seed orders`, then single
+// sequential requests timed against the bounds of docs/BEHAVIOUR.md#performance.
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';

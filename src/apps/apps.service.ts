@@ -30,7 +30,7 @@ const MAX_PRIVATE_TOKEN_TTL = 365 * 24 * 3600;
  * Admin operations on apps. Each runs in one transaction with its audit record and a
  * credentials event, so every instance drops what it cached when (and only if) it commits.
  * Rotation, scope changes and deactivation bump `credentials_version`: tokens carry the
- * version they were issued under and die with it (CONTRACT 3.3).
+ * version they were issued under and die with it (docs/BEHAVIOUR.md#token-lifecycle).
  */
 @Injectable()
 export class AppsService {
@@ -118,7 +118,7 @@ export class AppsService {
     );
   }
 
-  /** A private app token (CONTRACT 5 `app token`), for approved scopes only. */
+  /** A private app token (`app token`, docs/BEHAVIOUR.md#admin-cli), for approved scopes only. */
   async issuePrivateToken(
     clientId: string,
     scopes: string | undefined,
@@ -230,7 +230,7 @@ export class AppsService {
 
   /**
    * Locks the app row, applies `update`, announces and audits the change, and writes its
-   * event for the app alone to see (CONTRACT 3.9).
+   * event for the app alone to see (docs/BEHAVIOUR.md#events).
    */
   private change(
     clientId: string,

@@ -8,7 +8,10 @@ import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
 import type { TokenClaims } from './token-claims.js';
 import { type SignedToken, VerifiedTokenCache } from './verified-token-cache.js';
 
-/** Leeway for clock differences; issuer and verifier share a clock (CONTRACT 3.2). */
+/**
+ * Leeway for clock differences; issuer and verifier share a clock
+ * (docs/BEHAVIOUR.md#access-tokens).
+ */
 const CLOCK_TOLERANCE_SECONDS = 5;
 
 export function invalidToken(reason: string): AppError {

@@ -7,7 +7,8 @@ import type { RequestContext } from './request-context.js';
 
 /**
  * passport-http-bearer also reads `access_token` from the query string and the body; the
- * contract accepts the Authorization header only, so the strategy sees nothing else.
+ * service accepts the Authorization header only (docs/BEHAVIOUR.md#access-tokens), so the
+ * strategy sees nothing else.
  */
 type VerifyCallback = (token: string, done: (error: unknown, user?: unknown) => void) => void;
 // The published typings drag in Express and Koa request types; this is the part we use.

@@ -1,4 +1,4 @@
-/** CONTRACT section 2. */
+/** Every scope an app can be approved for (docs/BEHAVIOUR.md#scopes). */
 export const APP_SCOPES = [
   'orders:read',
   'orders:write',

@@ -6,8 +6,8 @@ import { AppConfig } from '../config/app-config.js';
 import type { RequestContext } from './request-context.js';
 
 /**
- * Per-token request rate (CONTRACT section 4): every authenticated request counts against
- * its token; the RateLimit header fields go on every response, 429 beyond the limit.
+ * Per-token request rate (docs/BEHAVIOUR.md#rate-limits): every authenticated request counts
+ * against its token; the RateLimit header fields go on every response, 429 beyond the limit.
  * Decided in memory and reconciled across instances (SyncedRateLimiter): no round trip.
  */
 @Injectable()

@@ -11,7 +11,7 @@ export const BACKGROUND_DATA_SOURCE = 'background';
  * compaction, maintenance, the rate-limit sync, the credentials reload) on a pool of their
  * own: a flood of requests never makes them wait for a connection, and they never take one
  * a request needs. No statement deadline (a backlog may take long) beyond the idle-in-
- * transaction one every pool has. Same contract as Transactions; the two never share a unit.
+ * transaction one every pool has. Same guarantees as Transactions; the two never share a unit.
  */
 @Injectable()
 export class BackgroundTransactions extends Transactions {

@@ -4,9 +4,9 @@ import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import { CustomersRepository } from './customers.repository.js';
 
 /**
- * Ends a customer's sessions through the revocation path of CONTRACT 3.3: the rows are
- * marked revoked and each is announced (CredentialsEvents): this instance refuses those tokens
- * once the change commits, the others within milliseconds of it.
+ * Ends a customer's sessions through the revocation path of docs/BEHAVIOUR.md#token-lifecycle: the
+ * rows are marked revoked and each is announced (CredentialsEvents): this instance refuses those
+ * tokens once the change commits, the others within milliseconds of it.
  */
 @Injectable()
 export class CustomerSessions {

@@ -18,8 +18,8 @@ import { PasswordWork } from './password-work.service.js';
 import { generateTicketToken, hashTicketToken, TICKET_TOKEN_FORMAT } from './ticket-token.js';
 
 /**
- * Tickets in the manner of Auth0's management API (CONTRACT 3.6): the app asks for a
- * single-use token and delivers it in its own email; the service keeps only its HMAC.
+ * Tickets in the manner of Auth0's management API (docs/BEHAVIOUR.md#email-trust): the app asks for
+ * a single-use token and delivers it in its own email; the service keeps only its HMAC.
  * Redeeming is one conditional UPDATE, so of concurrent redemptions exactly one wins.
  */
 @Injectable()

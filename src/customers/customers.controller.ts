@@ -39,7 +39,7 @@ import {
 } from './dto/customer.dto.js';
 import { validated } from '../common/http/validated.js';
 
-/** How a storefront backend passes its end user's address (CONTRACT 3.6). */
+/** How a storefront backend passes its end user's address (docs/BEHAVIOUR.md#rate-limits). */
 const CUSTOMER_IP_HEADER = ApiHeader({
   name: 'X-Customer-IP',
   required: false,

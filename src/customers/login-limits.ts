@@ -1,7 +1,9 @@
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import type { AppConfig } from '../config/app-config.js';
 
-/** The customer limits of CONTRACT 3.6, from configuration; keys are tenant-first. */
+/**
+ * The customer limits (docs/BEHAVIOUR.md#rate-limits), from configuration; keys are tenant-first.
+ */
 export function loginLimits(config: AppConfig): {
   failuresPerEmail: RateLimitRule;
   failuresPerCustomerIp: RateLimitRule;

@@ -5,7 +5,9 @@ export function generateTicketToken(): string {
   return `tkt_${randomBytes(32).toString('base64url')}`;
 }
 
-/** What is stored: an HMAC under the server pepper, never the token (CONTRACT 3.6). */
+/**
+ * What is stored: an HMAC under the server pepper, never the token (docs/BEHAVIOUR.md#email-trust).
+ */
 export function hashTicketToken(token: string, pepper: Buffer): Buffer {
   return createHmac('sha256', pepper).update(`ticket:${token}`, 'utf8').digest();
 }

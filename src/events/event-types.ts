@@ -1,4 +1,4 @@
-/** Every kind of event the log holds (CONTRACT 3.9). */
+/** Every kind of event the log holds (docs/BEHAVIOUR.md#events). */
 export const EVENT_TYPES = [
   'order.created',
   'order.status_changed',

@@ -5,8 +5,8 @@ const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
 /**
- * The Idempotency-Key header (CONTRACT 3.5): 1–255 printable ASCII characters, or the
- * structured-field quoted form of such a string. Undefined when absent.
+ * The Idempotency-Key header (docs/BEHAVIOUR.md#idempotency): 1–255 printable ASCII characters, or
+ * the structured-field quoted form of such a string. Undefined when absent.
  */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;

@@ -18,7 +18,7 @@ export interface IdempotentResult extends HttpResult {
 }
 
 /**
- * Idempotency-Key (CONTRACT 3.5) as an explicit wrapper around a handler's work.
+ * Idempotency-Key (docs/BEHAVIOUR.md#idempotency) as an explicit wrapper around a handler's work.
  *
  * With a key, one transaction spans: the key's advisory lock (taken without waiting, so a
  * concurrent duplicate gets 409 at once), the lookup of a stored response (replayed, or 422

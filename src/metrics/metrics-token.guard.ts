@@ -10,7 +10,7 @@ function digest(value: string): Buffer {
 
 /**
  * With METRICS_TOKEN set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`
- * (compared in constant time); unset, it is open (CONTRACT 6).
+ * (compared in constant time); unset, it is open (docs/BEHAVIOUR.md#operations).
  */
 @Injectable()
 export class MetricsTokenGuard implements CanActivate {

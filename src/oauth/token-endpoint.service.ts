@@ -19,9 +19,9 @@ export interface TokenResponse {
 const WINDOW_SECONDS = 60;
 
 /**
- * The client_credentials grant (CONTRACT 3.1). Checks in order: grant type, presence and
- * format of client credentials, client authentication, scope. The app lookup is served from
- * the credentials cache, and the secret check is one HMAC: no argon2 on this path.
+ * The client_credentials grant (docs/BEHAVIOUR.md#token-endpoint). Checks in order: grant type,
+ * presence and format of client credentials, client authentication, scope. The app lookup is served
+ * from the credentials cache, and the secret check is one HMAC: no argon2 on this path.
  *
  * Limits never let strangers lock an app out: failures are counted per caller address
  * (beyond the limit they answer 429), and the per-client issuance limit counts tokens

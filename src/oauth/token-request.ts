@@ -3,7 +3,9 @@ import { AppError } from '../common/errors/app-error.js';
 export interface TokenRequest {
   clientId: string;
   clientSecret: string;
-  /** Raw `scope` parameter; checked after client authentication (CONTRACT 3.1 order). */
+  /**
+   * Raw `scope` parameter; checked after client authentication (docs/BEHAVIOUR.md#token-endpoint).
+   */
   scope: string | undefined;
   /** client_secret_basic was used: failures then carry `WWW-Authenticate: Basic`. */
   usedBasic: boolean;
@@ -11,7 +13,10 @@ export interface TokenRequest {
 
 const PARAMETERS = ['grant_type', 'client_id', 'client_secret', 'scope'] as const;
 
-/** The one client_id format (CONTRACT 3.1): `app_` and up to 60 base64url characters. */
+/**
+ * The one client_id format (docs/BEHAVIOUR.md#token-endpoint): `app_` and up to 60 base64url
+ * characters.
+ */
 export const CLIENT_ID_FORMAT = /^app_[A-Za-z0-9_-]{1,60}$/;
 /** Secrets are `cs_` + 43 characters; anything far longer is not one of ours. */
 const MAX_SECRET_LENGTH = 256;
@@ -24,7 +29,8 @@ export function invalidClient(usedBasic: boolean): AppError {
 
 /**
  * Reads a token request (JSON or form body, optional Basic header) and applies the first two
- * checks of CONTRACT 3.1: the grant type, then the presence of client credentials.
+ * checks of docs/BEHAVIOUR.md#token-endpoint: the grant type, then the presence of client
+ * credentials.
  */
 export function parseTokenRequest(body: unknown, authorization: string | undefined): TokenRequest {
   const params = readParameters(body);

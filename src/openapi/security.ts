@@ -12,7 +12,7 @@ export const SCHEMES = {
   metrics: 'metrics',
 } as const;
 
-/** What each scope grants (CONTRACT section 2), shown in the "Authorize" dialog. */
+/** What each scope grants (docs/BEHAVIOUR.md#scopes), shown in the "Authorize" dialog. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'orders:read': 'List and read every order of the tenant, and an order’s timeline',
   'orders:write': 'Create orders and change their status',

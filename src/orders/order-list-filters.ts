@@ -9,7 +9,9 @@ export const DEFAULT_ORDER_LIST_SORT: OrderListSort = '-created_at';
 export const ORDER_SOURCES = ['api', 'marketplace'] as const;
 export type OrderSource = (typeof ORDER_SOURCES)[number];
 
-/** What a marketplace import accepts as a marketplace name (CONTRACT 3.7). */
+/**
+ * What a marketplace import accepts as a marketplace name (docs/BEHAVIOUR.md#marketplace-import).
+ */
 export const MARKETPLACE_NAME = /^[a-z0-9_-]{1,50}$/;
 
 /**

@@ -8,7 +8,7 @@ export const ORDER_STATUSES = [
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** CONTRACT 3.4, the whole order process: where each status may go next. */
+/** The whole order process (docs/BEHAVIOUR.md#order-statuses): where each status may go next. */
 export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   pending: ['paid', 'cancelled'],
   paid: ['preparing', 'refunded'],

@@ -1,8 +1,8 @@
 /**
- * One batch of `seed orders` (CONTRACT 5) as one set-based statement: `$2` orders of tenant
- * `$1` with 1–3 lines each from the active catalog (exact totals in minor units), statuses
- * spread along the state machine, `created_at` over the past `$3` days and `updated_at` after
- * it (equal while pending), in time order across the seed (this batch starts after `$8` of
+ * One batch of `seed orders` (docs/BEHAVIOUR.md#admin-cli) as one set-based statement: `$2` orders
+ * of tenant `$1` with 1–3 lines each from the active catalog (exact totals in minor units),
+ * statuses spread along the state machine, `created_at` over the past `$3` days and `updated_at`
+ * after it (equal while pending), in time order across the seed (this batch starts after `$8` of
  * its `$9` orders), a share `$7` linked to the customers `$4` (their names and emails
  * `$5`, `$6`) and a fifth from marketplaces (counted by the orders' triggers). No events.
  *

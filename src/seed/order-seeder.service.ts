@@ -31,8 +31,8 @@ interface SeedCustomer {
 }
 
 /**
- * `seed orders` (CONTRACT 5): realistic orders in set-based batches through the order
- * writer's batch path (orders, lines and counters together; no events, so no webhooks), then
+ * `seed orders` (docs/BEHAVIOUR.md#admin-cli): realistic orders in set-based batches through the
+ * order writer's batch path (orders, lines and counters together; no events, so no webhooks), then
  * fresh planner statistics and visibility map (`VACUUM (ANALYZE)`): without them, the list's
  * plans at a million orders are several times slower.
  */
@@ -109,8 +109,8 @@ export class OrderSeeder {
 
   /**
    * The tenant's first `wanted` customers with a verified email (only those may own orders
-   * by email, CONTRACT 3.4), creating the missing ones: verified, with the hash of a random
-   * password nobody knows (a password reset gives them one).
+   * by email, docs/BEHAVIOUR.md#email-trust), creating the missing ones: verified, with the hash of
+   * a random password nobody knows (a password reset gives them one).
    */
   private async ensureCustomers(tenantId: number, wanted: number): Promise<SeedCustomer[]> {
     if (wanted === 0) return [];

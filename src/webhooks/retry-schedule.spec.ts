@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRetrySchedule } from './retry-schedule.js';
 
 describe('parseRetrySchedule', () => {
-  it('reads the contract default', () => {
+  it('reads the documented default', () => {
     expect(parseRetrySchedule('5s,5m,30m,2h,5h,10h,10h')).toEqual([
       5, 300, 1800, 7200, 18_000, 36_000, 36_000,
     ]);

@@ -21,7 +21,7 @@ import { WebhookEndpointsRepository, type EndpointOwner } from './webhook-endpoi
 import { newSigningSecret } from './webhook-signature.js';
 import { checkTargetResolves, checkTargetUrl, RefusedTarget } from './webhook-target.js';
 
-/** CONTRACT 3.9: an app has at most this many endpoints. */
+/** An app has at most this many endpoints (docs/BEHAVIOUR.md#webhooks). */
 export const MAX_ENDPOINTS_PER_APP = 20;
 /** After a rotation the old secret keeps signing this long, beside the new one. */
 export const SECRET_OVERLAP_SECONDS = 24 * 3600;

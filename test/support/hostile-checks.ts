@@ -5,8 +5,8 @@ import type { BodySpec } from './hostile-arbitraries.js';
 import { isMalformedIdempotencyKey } from './hostile-arbitraries.js';
 
 /**
- * Sending hostile requests and checking every answer against CONTRACT sections 1 and 4. The
- * checks throw (fast-check reports the request that made them throw, shrunk, with its seed).
+ * Sending hostile requests and checking every answer against docs/BEHAVIOUR.md#errors and #limits.
+ * The checks throw (fast-check reports the request that made them throw, shrunk, with its seed).
  */
 
 export type HostileMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -116,9 +116,9 @@ function requestText(request: HostileRequest): string {
 }
 
 /**
- * CONTRACT 1 and 4 for any answer: never a 5xx; an X-Request-Id header; a 4xx is JSON with
- * `error` and `error_description` strings, optional `details` of `{field, message}` strings,
- * no other keys but `request_id`, and no internals.
+ * docs/BEHAVIOUR.md#errors and #limits for any answer: never a 5xx; an X-Request-Id header; a 4xx
+ * is JSON with `error` and `error_description` strings, optional `details` of `{field, message}`
+ * strings, no other keys but `request_id`, and no internals.
  */
 export function expectContractResponse(request: HostileRequest, response: Response): void {
   const fail = (problem: string): never => {
@@ -127,8 +127,8 @@ export function expectContractResponse(request: HostileRequest, response: Respon
   if (response.status >= 500) fail(`status ${response.status} (a 5xx)`);
   const requestId = response.headers['x-request-id'];
   if (typeof requestId !== 'string' || requestId.length === 0) fail('no X-Request-Id header');
-  // A sane incoming id is echoed (CONTRACT 1), except where Node's parser refused the request
-  // before there was one to read (431).
+  // A sane incoming id is echoed (docs/BEHAVIOUR.md#requests-and-responses), except where Node's
+  // parser refused the request before there was one to read (431).
   const incoming = request.headers['x-request-id'];
   if (
     incoming !== undefined &&
@@ -199,7 +199,10 @@ export function expectError(
   }
 }
 
-/** CONTRACT 3.5: an Idempotency-Key that is not 1–255 printable ASCII characters is a 400. */
+/**
+ * docs/BEHAVIOUR.md#idempotency: an Idempotency-Key that is not 1–255 printable ASCII characters is
+ * a 400.
+ */
 export function expectIdempotencyKeyVerdict(
   key: string | undefined,
   request: HostileRequest,

@@ -7,7 +7,7 @@ class ErrorDetailDto {
   @ApiProperty({ example: 'must not be less than 1' }) message!: string;
 }
 
-/** The one error shape (CONTRACT section 1). */
+/** The one error shape (docs/BEHAVIOUR.md#errors). */
 export class ErrorResponseDto {
   @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'validation_failed' }) error!: ErrorCode;
   @ApiProperty({ example: 'items[0].quantity must not be less than 1' }) error_description!: string;

@@ -1,6 +1,9 @@
 import type { ErrorCode } from './error-codes.js';
 
-/** One entry of `details`: exactly these two keys (CONTRACT 1); say more in the message. */
+/**
+ * One entry of `details`: exactly these two keys (docs/BEHAVIOUR.md#errors); say more in the
+ * message.
+ */
 export interface ErrorDetail {
   field: string;
   message: string;
@@ -13,8 +16,9 @@ export interface AppErrorOptions {
 }
 
 /**
- * A failure the client can act on, with a stable code from CONTRACT section 1.
- * Domain code throws these; the global filter turns them into responses.
+ * A failure the client can act on, with a stable code from error-codes.ts
+ * (docs/BEHAVIOUR.md#errors). Domain code throws these; the global filter turns them into
+ * responses.
  */
 export class AppError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 /**
- * Every error code with its HTTP status and when it is sent: CONTRACT section 1, plus the
- * codes of the HTTP layer's own refusals (408, 414, 417, 431). The one place they meet; the
+ * Every error code with its HTTP status and when it is sent, the HTTP layer's own refusals
+ * (408, 414, 417, 431) included (docs/BEHAVIOUR.md#errors). The one place they meet; the
  * README's error table and the OpenAPI enum are generated from it.
  */
 export const ERRORS = {

@@ -66,7 +66,9 @@ const DATABASE_DOWN = new Set([
   '3D000',
 ]);
 
-/** Maps anything thrown while serving a request to the contract's error response. */
+/**
+ * Maps anything thrown while serving a request to the error response of docs/BEHAVIOUR.md#errors.
+ */
 export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
   if (error instanceof AppError) {
     return respond(error.code, error.description, {

@@ -2,7 +2,7 @@ import { Catch, type ArgumentsHost, type ExceptionFilter, Logger } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toErrorResponse } from './error-response.js';
 
-/** The one place where errors become HTTP responses (CONTRACT section 1). */
+/** The one place where errors become HTTP responses (docs/BEHAVIOUR.md#errors). */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpError');

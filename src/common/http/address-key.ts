@@ -21,7 +21,10 @@ export function addressKey(value: string): string | undefined {
     .join(':')}::/64`;
 }
 
-/** The end user's address from `X-Customer-IP` (CONTRACT 3.6): one value, else ignored. */
+/**
+ * The end user's address from `X-Customer-IP` (docs/BEHAVIOUR.md#rate-limits): one value, else
+ * ignored.
+ */
 export function customerIpKey(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' ? addressKey(header) : undefined;
 }

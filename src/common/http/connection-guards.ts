@@ -29,7 +29,7 @@ function hostLines(raw: string[]): number {
   return count;
 }
 
-/** `Expect` other than 100-continue: Node's bare 417, in the contract's shape. */
+/** `Expect` other than 100-continue: Node's bare 417, in the service's error shape. */
 export function answerExpectationFailed(request: IncomingMessage, response: ServerResponse): void {
   const body = JSON.stringify({
     error: 'expectation_failed',
@@ -68,7 +68,7 @@ export function answerConnect(request: IncomingMessage, socket: Duplex): void {
 
 /**
  * Once shutdown starts, requests still arriving on open connections get 503 `unavailable`
- * in the contract's shape (with `Connection: close`), so clients retry elsewhere, while
+ * in the service's error shape (with `Connection: close`), so clients retry elsewhere, while
  * those already in flight finish.
  */
 export function closingGate(): {

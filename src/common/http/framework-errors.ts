@@ -31,8 +31,9 @@ const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
 
 /**
  * Fastify's `clientErrorHandler`: the request could not even be parsed, so there is no
- * request object; the answer is written to the socket, in the contract's shape, with a fresh
- * request id, and the connection is closed (its state is unknown).
+ * request object; the answer is written to the socket, in the error shape
+ * (docs/BEHAVIOUR.md#errors), with a fresh request id, and the connection is closed (its state is
+ * unknown).
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -9,7 +9,7 @@ const DROP_WARNING_INTERVAL_MS = 60_000;
 
 /**
  * Fastify's `serverFactory`: Node's HTTP server with the limits that protect the process
- * from slow, stuck or too many clients, and answers in the contract's shape where Node would
+ * from slow, stuck or too many clients, and answers in the service's error shape where Node would
  * answer bare or not at all. Fastify applies none of its own timeouts to a server made here.
  */
 export function httpServerFactory(

@@ -2,8 +2,9 @@ import { STATUS_CODES } from 'node:http';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
 
 /**
- * A whole HTTP/1.1 error response as text, in the contract's shape, for the few answers
- * written straight to a socket (no request reached Fastify); the connection then closes.
+ * A whole HTTP/1.1 error response as text, in the error shape of docs/BEHAVIOUR.md#errors, for the
+ * few answers written straight to a socket (no request reached Fastify); the connection then
+ * closes.
  */
 export function rawErrorAnswer(code: ErrorCode, description: string, requestId: string): string {
   const status = ERROR_STATUS[code];

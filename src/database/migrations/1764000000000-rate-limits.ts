@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Rate-limit counters shared by every instance (CONTRACT 4): one row per key and window,
- * the layout rate-limiter-flexible's PostgreSQL store expects (`expire` in epoch ms).
+ * Rate-limit counters shared by every instance (docs/BEHAVIOUR.md#rate-limits): one row per key and
+ * window, the layout rate-limiter-flexible's PostgreSQL store expects (`expire` in epoch ms).
  * UNLOGGED: no WAL for a counter that changes on every counted request; a database crash
  * empties it, which only resets the windows in progress. Keys are hashes, never emails or
  * addresses in clear. Expired rows are purged by the maintenance job.

@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Trust in a customer's email (CONTRACT 3.4, 3.6). `email_verified` starts false for every
- * customer, existing ones included: nothing proved they own their address. Tickets are
+ * Trust in a customer's email (docs/BEHAVIOUR.md#email-trust). `email_verified` starts false for
+ * every customer, existing ones included: nothing proved they own their address. Tickets are
  * single-use tokens the app delivers by email; only an HMAC of the token is stored, unique,
  * so a presented token finds its ticket by index. A newer ticket of a type deletes the older
  * ones of the customer (superseded = unknown). Links made earlier by email alone stay.

@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The event log (CONTRACT 3.9): one row per change, written in the change's transaction.
- * `txid` is the writing transaction's id: the feed serves an event only once every
+ * The event log (docs/BEHAVIOUR.md#events): one row per change, written in the change's
+ * transaction. `txid` is the writing transaction's id: the feed serves an event only once every
  * transaction below it has ended (pg_snapshot_xmin), and orders by (txid, seq), so a
  * transaction that committed late is never skipped and its events stay together.
  * `app_id` set: visible to that app only (its own admin actions). `event_purges` keeps, per

@@ -1,10 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Indexes for the sync-grade order list (CONTRACT 3.4). A filter whose share of a tenant's
- * orders can be anything from none to all (status, source, marketplace) gets an index per sort
- * timestamp, so a page reads one ordered range however the matching orders spread over time:
- * a filtered scan of the plain index would read the whole tenant when they are rare, or all
+ * Indexes for the sync-grade order list (docs/BEHAVIOUR.md#reading-orders). A filter whose share of
+ * a tenant's orders can be anything from none to all (status, source, marketplace) gets an index
+ * per sort timestamp, so a page reads one ordered range however the matching orders spread over
+ * time: a filtered scan of the plain index would read the whole tenant when they are rare, or all
  * at one end. Already there: `orders_list_idx`, `orders_status_list_idx` (created_at),
  * `orders_customer_list_idx`, and the unique (marketplace, external_order_id), which an
  * `external_order_id` filter reads with a skip scan over the few marketplaces (PostgreSQL 18).

@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhook endpoints and deliveries (CONTRACT 3.9). Signing secrets must be readable to sign,
- * so they are stored encrypted (AES-256-GCM under a key derived from the server's pepper),
+ * Webhook endpoints and deliveries (docs/BEHAVIOUR.md#webhooks). Signing secrets must be readable
+ * to sign, so they are stored encrypted (AES-256-GCM under a key derived from the server's pepper),
  * never in plain text; a rotated-out secret keeps signing until `previous_secret_expires_at`.
  * A delivery is one (endpoint, event) pair; it goes with its event at retention.
  * `webhook_dispatch` is the dispatcher's place in the event log (one row for the cluster).

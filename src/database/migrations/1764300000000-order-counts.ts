@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Exact order counts without `count(*)` (CONTRACT 3.4 `meta.total`, section 7), per
+ * Exact order counts without `count(*)` (`meta.total`, docs/BEHAVIOUR.md#reading-orders), per
  * (tenant, customer, status), `customer_id` 0 standing for the whole tenant.
  *
  * Writers only append to `order_count_deltas`, in the transaction of the change (by trigger

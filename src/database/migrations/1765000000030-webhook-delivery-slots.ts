@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhook attempts are claimed before they are sent (CONTRACT 3.9, section 8 fairness):
+ * Webhook attempts are claimed before they are sent (docs/BEHAVIOUR.md#webhooks, fairness):
  * `claimed_until` is the lease of the attempt in flight (a process that dies mid-send leaves
  * it to expire, then the attempt is made again). A due delivery whose endpoint or tenant has
  * no free slot waits in line from `waiting_since` without a job; a finished attempt wakes
