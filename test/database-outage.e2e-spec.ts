@@ -5,7 +5,6 @@ import { freePort } from '../src/database/free-port.js';
 import { within } from './support/eventually.js';
 import { startOwnedPostgres, type OwnedPostgres } from './support/owned-postgres.js';
 import {
-  processBudget,
   fetchAccessToken,
   runCliJson,
   sharedInstanceEnv,
@@ -34,8 +33,7 @@ const LOOPS = 8;
  * acknowledged write is there exactly once, queued imports finish, and a token revoked after
  * the restart is refused by both within 1 s.
  */
-// The test runs the CLI twice besides the load it drives.
-describe('database outages under load, two instances', { timeout: processBudget(2) }, () => {
+describe('database outages under load, two instances', () => {
   let server: OwnedPostgres;
   let env: Record<string, string>;
   let a: ServerProcess;

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/free-port.js';
 import { within } from './support/eventually.js';
 import {
-  processBudget,
   fetchAccessToken,
   runCliJson,
   sharedInstanceEnv,
@@ -17,8 +16,7 @@ import {
  * of the process that was working on it, is imported exactly once, and workers in several processes
  * share the queue without duplicates or losses.
  */
-// A test starts up to three processes (two servers, or a server and two workers).
-describe('marketplace import durability', { timeout: processBudget(3) }, () => {
+describe('marketplace import durability', () => {
   let env: Record<string, string>;
   let db: pg.Client;
   const children: ServerProcess[] = [];
@@ -163,10 +161,13 @@ describe('marketplace import durability', { timeout: processBudget(3) }, () => {
       failed: 0,
     });
 
-    // Each import was processed exactly once, and both processes took part.
-    const processed = workers.map((w) => (w.stdout().match(/"msg":"imported"/g) ?? []).length);
-    expect(processed.every((n) => n > 0)).toBe(true);
-    expect(processed[0] + processed[1]).toBe(1000);
+    // Each import was processed exactly once, and both processes took part. A worker logs
+    // "imported" after the commit the count above saw: the last lines may still be in the pipe.
+    const processed = () =>
+      workers.map((w) => (w.stdout().match(/"msg":"imported"/g) ?? []).length);
+    await within(5_000, async () => processed()[0] + processed()[1] >= 1000);
+    expect(processed().every((n) => n > 0)).toBe(true);
+    expect(processed()[0] + processed()[1]).toBe(1000);
 
     for (const child of [...workers, api]) child.child.kill('SIGTERM');
     expect(await Promise.all([...workers, api].map((c) => c.exited))).toEqual([0, 0, 0]);

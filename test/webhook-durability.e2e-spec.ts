@@ -3,7 +3,6 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
 import {
-  processBudget,
   fetchAccessToken,
   runCliJson,
   sharedInstanceEnv,
@@ -17,8 +16,7 @@ import { WebhookReceiver } from './support/webhook-receiver.js';
  * docs/BEHAVIOUR.md#webhooks with real processes: events committed by a process that dies before
  * delivering anything are delivered after a restart (at least once), signed.
  */
-// The test runs the CLI three times, then a server, then a worker.
-describe('webhook durability', { timeout: processBudget(5) }, () => {
+describe('webhook durability', () => {
   let env: Record<string, string>;
   let receiver: WebhookReceiver;
   let db: pg.Client;
