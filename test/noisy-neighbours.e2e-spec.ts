@@ -37,7 +37,7 @@ class NeighbourProbe {
   }
 
   private async sleep(ms: string): Promise<unknown> {
-    await this.transactions.manager.query('SELECT pg_sleep($1::float / 1000)', [Number(ms)]);
+    await this.transactions.legacyManager.query('SELECT pg_sleep($1::float / 1000)', [Number(ms)]);
     return { slept: Number(ms) };
   }
 }

@@ -28,15 +28,15 @@ describe('Transactions (the ambient unit of work)', () => {
   afterAll(() => dataSource.destroy());
 
   it('a nested run joins the open unit of work, and manager is its transaction', async () => {
-    await transactions.run(async (outer) => {
-      expect(transactions.manager).toBe(outer);
+    await transactions.runWithManager(async (outer) => {
+      expect(transactions.legacyManager).toBe(outer);
       await Promise.resolve();
-      await transactions.run(async (inner) => {
+      await transactions.runWithManager(async (inner) => {
         expect(inner).toBe(outer);
-        expect(await backendOf(transactions.manager)).toBe(await backendOf(outer));
+        expect(await backendOf(transactions.legacyManager)).toBe(await backendOf(outer));
       });
     });
-    expect(transactions.manager).toBe(dataSource.manager);
+    expect(transactions.legacyManager).toBe(dataSource.manager);
   });
 
   it('overlapping units of work keep their own transaction while another one ends', async () => {
@@ -44,16 +44,16 @@ describe('Transactions (the ambient unit of work)', () => {
     const secondStarted = gate();
     let secondSawAfterFirstEnded: EntityManager | undefined;
     let secondManager: EntityManager | undefined;
-    const first = transactions.run(async () => {
+    const first = transactions.runWithManager(async () => {
       await secondStarted.opened;
     });
-    const second = transactions.run(async (manager) => {
+    const second = transactions.runWithManager(async (manager) => {
       secondManager = manager;
       secondStarted.open();
       await firstEnds.opened;
       // After an await, in a continuation created while the first one was still open.
       await new Promise<void>((resolve) => setImmediate(resolve));
-      secondSawAfterFirstEnded = transactions.manager;
+      secondSawAfterFirstEnded = transactions.legacyManager;
     });
     await first;
     firstEnds.open();
@@ -66,11 +66,11 @@ describe('Transactions (the ambient unit of work)', () => {
     const siblingMayGoOn = gate();
     let sibling: Promise<unknown> | undefined;
     await expect(
-      transactions.run(async (manager) => {
+      transactions.runWithManager(async (manager) => {
         // Promise.all rejects at the first failure; the other branch is still running.
         sibling = (async () => {
           await siblingMayGoOn.opened;
-          await transactions.manager.query('INSERT INTO tx_leftover VALUES (2)');
+          await transactions.legacyManager.query('INSERT INTO tx_leftover VALUES (2)');
         })();
         await manager.query('INSERT INTO tx_leftover VALUES (1)');
         await Promise.all([sibling, Promise.reject(new Error('one branch failed'))]);
@@ -78,31 +78,31 @@ describe('Transactions (the ambient unit of work)', () => {
     ).rejects.toThrow('one branch failed');
     siblingMayGoOn.open();
     await expect(sibling).rejects.toThrow(UnitOfWorkEndedError);
-    await expect(transactions.run(() => Promise.resolve())).resolves.toBeUndefined();
+    await expect(transactions.runWithManager(() => Promise.resolve())).resolves.toBeUndefined();
     expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_leftover')).toEqual([
       { n: 0 },
     ]);
     // Outside any unit of work, the pool.
-    expect(transactions.manager).toBe(dataSource.manager);
+    expect(transactions.legacyManager).toBe(dataSource.manager);
   });
 
   it('a failed unit of work rolls back and leaves the pool as the manager', async () => {
     await dataSource.query('CREATE TABLE IF NOT EXISTS tx_probe (n int)');
     await expect(
-      transactions.run(async (manager) => {
+      transactions.runWithManager(async (manager) => {
         await manager.query('INSERT INTO tx_probe VALUES (1)');
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
     expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 0 }]);
-    expect(transactions.manager).toBe(dataSource.manager);
+    expect(transactions.legacyManager).toBe(dataSource.manager);
   });
 
   it('afterCommit runs once the outermost unit commits, never on rollback, at once outside one', async () => {
     const seen: string[] = [];
-    await transactions.run(async () => {
+    await transactions.runWithManager(async () => {
       transactions.afterCommit(() => seen.push('outer'));
-      await transactions.run(async () => {
+      await transactions.runWithManager(async () => {
         transactions.afterCommit(() => seen.push('joined'));
       });
       expect(seen).toEqual([]);
@@ -110,7 +110,7 @@ describe('Transactions (the ambient unit of work)', () => {
     expect(seen).toEqual(['outer', 'joined']);
 
     await expect(
-      transactions.run(async () => {
+      transactions.runWithManager(async () => {
         transactions.afterCommit(() => seen.push('rolled back'));
         throw new Error('boom');
       }),

@@ -52,7 +52,7 @@ export class AppsService {
       throw new AppError('validation_failed', 'name must be 1 to 200 characters');
     }
     const approvedScopes = validScopes(input.scopes);
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       await this.tenants.get(input.tenantId);
       const clientSecret = generateClientSecret();
       const app = await tx.save(
@@ -74,7 +74,7 @@ export class AppsService {
 
   async list(tenantId: number): Promise<App[]> {
     await this.tenants.get(tenantId);
-    return this.transactions.manager.find(App, { where: { tenantId }, order: { id: 'ASC' } });
+    return this.transactions.legacyManager.find(App, { where: { tenantId }, order: { id: 'ASC' } });
   }
 
   async rotateSecret(clientId: string): Promise<CreatedApp> {
@@ -132,8 +132,8 @@ export class AppsService {
     ) {
       throw new AppError('validation_failed', `ttl must be 60 to ${MAX_PRIVATE_TOKEN_TTL} seconds`);
     }
-    const issuer = (await publishedIssuer(this.transactions.manager)) ?? this.config.publicUrl;
-    return this.transactions.run(async (tx) => {
+    const issuer = (await publishedIssuer(this.transactions.legacyManager)) ?? this.config.publicUrl;
+    return this.transactions.runWithManager(async (tx) => {
       const app = await this.lock(tx, clientId);
       if (!app.active) throw new AppError('validation_failed', `app ${clientId} is inactive`);
       const requested = scopes === undefined ? app.approvedScopes : parseScopeList(scopes);
@@ -170,7 +170,7 @@ export class AppsService {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tokenId)) {
       throw new AppError('not_found', `token ${tokenId} does not exist`);
     }
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       const rows: Array<{
         tenant_id: number;
         app_id: number;
@@ -240,7 +240,7 @@ export class AppsService {
     /** The fields to change; undefined when the app is already as asked. */
     update: (app: App) => Partial<App> | undefined,
   ): Promise<App> {
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       const app = await this.lock(tx, clientId);
       const changes = update(app);
       if (!changes) return app; // nothing to change: no version, no audit, no event

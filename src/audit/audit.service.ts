@@ -26,7 +26,7 @@ export class AuditService {
 
   /** Writes in the caller's transaction (Transactions.run), so it commits with the change. */
   async record(event: AuditEvent): Promise<void> {
-    const manager = this.transactions.manager;
+    const manager = this.transactions.legacyManager;
     await manager.insert(
       AuditLogEntry,
       manager.create(AuditLogEntry, {

@@ -52,7 +52,7 @@ export class AccessTokenIssuer {
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttlSeconds;
     await preparedQuery(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       `INSERT INTO app_tokens (jti, tenant_id, app_id, scopes, credentials_version, issued_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, to_timestamp($6), to_timestamp($7))`,
       [jti, subject.tenantId, subject.appId, scopes, subject.credentialsVersion, iat, exp],

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { Db } from '../database/sql/db.js';
 
 /**
  * Work that a unit of work left running past its end touched the database. A bug of ours,
@@ -17,6 +18,7 @@ export class UnitOfWorkEndedError extends Error {
 /** A unit of work: its transaction, open until its work has settled. */
 interface Unit {
   manager: EntityManager;
+  db: Db;
   open: boolean;
   /** Run once the transaction has committed (`afterCommit`). */
   committed: Array<() => void>;
@@ -33,20 +35,45 @@ interface Unit {
 export class Transactions {
   private readonly ambient = new AsyncLocalStorage<Unit>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly poolDb: Db;
 
-  /** Runs `work` in the ambient transaction, or in a new one that it then owns. */
-  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  constructor(private readonly dataSource: DataSource) {
+    this.poolDb = new Db(dataSource.manager);
+  }
+
+  /**
+   * Runs `work` in the ambient transaction, or in a new one that it then owns. `db` hands out
+   * the paths repositories take: `db.tenant(id)`, `db.crossTenant(path)`, `db.shared()`.
+   */
+  run<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    return this.runUnit((unit) => work(unit.db));
+  }
+
+  /** The open unit of work's Db, else one on the pool (each statement commits on its own). */
+  get db(): Db {
+    return this.openUnit()?.db ?? this.poolDb;
+  }
+
+  /** @deprecated Transitional: converted code takes `run` and a Db. */
+  runWithManager<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.runUnit((unit) => work(unit.manager));
+  }
+
+  private async runUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
     const current = this.openUnit();
-    if (current) return work(current.manager);
+    if (current) return work(current);
     let unit: Unit | undefined;
     const result = await this.dataSource.transaction(async (manager) => {
-      unit = { manager, open: true, committed: [] };
+      const opened: Unit = { manager, db: undefined as unknown as Db, open: true, committed: [] };
+      opened.db = new Db(manager, () => {
+        if (!opened.open) throw new UnitOfWorkEndedError();
+      });
+      unit = opened;
       try {
-        return await this.ambient.run(unit, () => work(manager));
+        return await this.ambient.run(opened, () => work(opened));
       } finally {
         // Closed before COMMIT or ROLLBACK is sent: nothing may join it from here on.
-        unit.open = false;
+        opened.open = false;
       }
     });
     for (const effect of unit?.committed ?? []) effect();
@@ -64,8 +91,8 @@ export class Transactions {
     else effect();
   }
 
-  /** The open transaction's manager, else the pool's (each statement commits on its own). */
-  get manager(): EntityManager {
+  /** @deprecated Transitional: converted code takes `db`. */
+  get legacyManager(): EntityManager {
     return this.openUnit()?.manager ?? this.dataSource.manager;
   }
 

@@ -42,7 +42,7 @@ export class CustomerTickets {
 
   async issue(ctx: AppContext, type: TicketType, email: string): Promise<TicketDto> {
     const token = generateTicketToken();
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const customer = await this.customers.byEmail(m, ctx.tenantId, email);
       if (!customer) throw new AppError('not_found', 'No customer with this email in the tenant');
       // Concurrent requests for tickets take turns, so exactly one ticket of a type is left.
@@ -60,7 +60,7 @@ export class CustomerTickets {
   /** Verifies the email and links the earlier unlinked orders, in one transaction. */
   verifyEmail(ctx: AppContext, token: string): Promise<CustomerDto> {
     const tokenHash = this.hashOf(token);
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const customerId = await this.tickets.redeem(
         m,
         ctx.tenantId,
@@ -82,14 +82,14 @@ export class CustomerTickets {
     // A bad token costs no argon2; the hash is made outside the transaction, which then
     // only redeems (exactly one concurrent redemption wins) and writes.
     const valid = await this.tickets.peek(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       ctx.tenantId,
       'password_reset',
       tokenHash,
     );
     if (valid === undefined) throw invalidTicket();
     const passwordHash = await this.passwords.hash(ctx, password);
-    const customer = await this.transactions.run(async (m) => {
+    const customer = await this.transactions.runWithManager(async (m) => {
       const customerId = await this.tickets.redeem(m, ctx.tenantId, 'password_reset', tokenHash);
       if (customerId === undefined) throw invalidTicket();
       // Held until commit: a login or change racing the reset waits, then sees the new hash.

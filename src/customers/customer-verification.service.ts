@@ -28,7 +28,7 @@ export class CustomerVerification {
     tenantId: number,
     email: string,
   ): Promise<{ customer: CustomerRow; linkedOrders: number }> {
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const found = await this.customers.byEmail(m, tenantId, email);
       if (!found)
         throw new AppError('not_found', `no customer with this email in tenant ${tenantId}`);

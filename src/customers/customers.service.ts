@@ -68,10 +68,10 @@ export class CustomersService implements OnModuleInit {
     if (customerIp !== undefined) {
       await this.limiter.reserve(this.registrationsPerCustomerIp, `${ctx.tenantId}:${customerIp}`);
     }
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     if (await this.customers.byEmail(m, ctx.tenantId, dto.email)) throw emailTaken();
     const passwordHash = await this.passwords.hash(ctx, dto.password);
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       const row = await this.customers.insert(tx, ctx.tenantId, {
         name: dto.name,
         email: dto.email,
@@ -101,7 +101,7 @@ export class CustomersService implements OnModuleInit {
     customerIp: string | undefined,
   ): Promise<LoginResponseDto> {
     const lookup = await this.customers.lookupForLogin(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       ctx.tenantId,
       dto.email,
     );
@@ -133,7 +133,7 @@ export class CustomersService implements OnModuleInit {
   }
 
   async me(ctx: CustomerContext): Promise<CustomerDto> {
-    const row = await this.customers.byId(this.transactions.manager, ctx.tenantId, ctx.customerId);
+    const row = await this.customers.byId(this.transactions.legacyManager, ctx.tenantId, ctx.customerId);
     if (!row) throw new AppError('not_found', 'customer not found');
     return toCustomerDto(row);
   }
@@ -144,7 +144,7 @@ export class CustomersService implements OnModuleInit {
    */
   async changePassword(ctx: CustomerContext, dto: ChangePasswordDto): Promise<void> {
     const customer = await this.customers.byId(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       ctx.tenantId,
       ctx.customerId,
     );
@@ -167,7 +167,7 @@ export class CustomersService implements OnModuleInit {
     }
     await this.refundAll(reservation);
     const passwordHash = await this.passwords.hash(ctx, dto.new_password);
-    await this.transactions.run(async (m) => {
+    await this.transactions.runWithManager(async (m) => {
       // A reset or logout-all may have committed while the passwords were hashed: this
       // session must still be live and the password still the one verified, or nothing.
       if (!(await this.customers.sessionIsLive(m, ctx.tenantId, ctx.tokenId))) {
@@ -193,12 +193,12 @@ export class CustomersService implements OnModuleInit {
 
   /** Ends every session of the customer, this one included, on every instance. */
   async logoutAll(ctx: CustomerContext): Promise<void> {
-    await this.transactions.run((m) => this.sessions.endAll(m, ctx.tenantId, ctx.customerId));
+    await this.transactions.runWithManager((m) => this.sessions.endAll(m, ctx.tenantId, ctx.customerId));
   }
 
   /** Kills this session on every instance (NOTIFY at commit). */
   async logout(ctx: CustomerContext): Promise<void> {
-    await this.transactions.run(async (m) => {
+    await this.transactions.runWithManager(async (m) => {
       const expiresAt = await this.customers.revokeSession(m, ctx.tenantId, ctx.tokenId);
       if (expiresAt) {
         await this.credentials.publish(m, {
@@ -215,7 +215,7 @@ export class CustomersService implements OnModuleInit {
     customer: CustomerRow,
     password: string,
   ): Promise<LoginResponseDto> {
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     let passwordHash = customer.password_hash;
     if (this.passwords.needsRehash(passwordHash)) {
       const stronger = await this.passwords.hash(ctx, password);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { auditFailure } from './sql/statement-audit.js';
 
 /** node-postgres' error when a query outlives the client's `query_timeout`. */
 const READ_TIMEOUT = 'Query read timeout';
@@ -16,6 +17,9 @@ const READ_TIMEOUT = 'Query read timeout';
  *   cannot fire) drops the connection. node-postgres only stops waiting: the connection
  *   would go back to the pool still busy, and every later query on it would wait too.
  *   Dropped, the pool replaces it.
+ * - Every statement passes the statement audit first (sql/statement-audit.ts): one that names
+ *   a tenant table without going through the tenant path or a named cross-tenant path fails
+ *   before it is sent, in production as in tests.
  */
 export class GuardedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
@@ -25,6 +29,12 @@ export class GuardedClient extends pg.Client {
     this.query = ((...args: unknown[]) => {
       const last = args.length - 1;
       const callback = args[last];
+      const refused = auditFailure(this, statementText(args[0]));
+      if (refused) {
+        if (typeof callback !== 'function') return Promise.reject(refused);
+        process.nextTick(() => (callback as (e: unknown) => void)(refused));
+        return undefined;
+      }
       if (typeof callback === 'function') {
         args[last] = (error: unknown, result: unknown) => {
           this.dropIfTimedOut(error);
@@ -48,4 +58,8 @@ export class GuardedClient extends pg.Client {
 
 function ignoreConnectionError(): void {
   // Deliberately empty: see the class comment.
+}
+
+function statementText(query: unknown): unknown {
+  return typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
 }

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor.js';
+import { endAuditExemption, exemptFromAudit } from './sql/statement-audit.js';
 
 /** Any constant shared by every instance; only one of them migrates at a time. */
 const MIGRATION_LOCK = 7_240_001;
@@ -15,7 +16,9 @@ const LOCK_RETRY_MS = 100;
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
-  await runner.connect();
+  // DDL names tenant tables without a tenant: the audit leaves this connection alone meanwhile.
+  const client = (await runner.connect()) as object;
+  exemptFromAudit(client);
   try {
     await runner.query('SET statement_timeout = 0');
     // Tried, not awaited in the database: an index built CONCURRENTLY by the instance that
@@ -37,6 +40,7 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     // A session setting must not go back to the pool with the connection.
     await runner.query('RESET statement_timeout').catch(() => undefined);
+    endAuditExemption(client);
     await runner.release();
   }
 }

@@ -37,7 +37,7 @@ export class EventsService {
         details: [{ field: 'after', message: 'must be a next_cursor from this feed' }],
       });
     }
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     const reader = { tenantId: ctx.tenantId, appId: ctx.appId };
     const { horizon, rows } = await this.events.feed(
       m,

@@ -40,7 +40,7 @@ export class Idempotency {
   ): Promise<IdempotentResult> {
     if (!call) return { ...(await work()), replayed: false };
     return this.transactions
-      .run(async (manager): Promise<IdempotentResult> => {
+      .runWithManager(async (manager): Promise<IdempotentResult> => {
         if (!(await this.store.tryLock(manager, call.scope))) throw inUse();
         const stored = await this.store.find(manager, call.scope);
         if (stored) {

@@ -36,7 +36,7 @@ export class Maintenance implements OnApplicationBootstrap {
   }
 
   async purgeExpired(): Promise<PurgeCounts & { events: number; requeued_deliveries: number }> {
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     const counts = {
       ...(await purgeExpiredRows(m)),
       events: await purgeExpiredEvents(m, this.config.EVENT_RETENTION_DAYS),

@@ -29,13 +29,13 @@ export class ImportProcessor {
   async process(job: ImportJob): Promise<boolean> {
     // Its own short transaction, so that status readers see `processing` meanwhile.
     const started = await this.imports.startAttempt(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       job.tenantId,
       job.importId,
     );
     if (!started) return false; // imported or failed already
 
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const row = await this.imports.lock(m, job.tenantId, job.importId);
       if (!row || row.status === 'imported') return false;
       const orderId =
@@ -49,7 +49,7 @@ export class ImportProcessor {
   /** The last failure also writes `marketplace_import.failed`, in the same transaction. */
   async recordFailure(job: ImportJob, error: unknown, final: boolean): Promise<void> {
     const reason = publicReason(error);
-    await this.transactions.run(async (m) => {
+    await this.transactions.runWithManager(async (m) => {
       const row = await this.imports.markAttemptFailed(
         m,
         job.tenantId,

@@ -25,7 +25,7 @@ export class ImportsService {
     dto: ImportOrderDto,
   ): Promise<HttpResult<ImportAckDto | ImportStatusDto>> {
     assertLineTotals(dto);
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const location = statusPath(dto.marketplace, dto.external_order_id);
       const created = await this.imports.insert(m, ctx.tenantId, ctx.appId, dto);
       if (created) {
@@ -53,7 +53,7 @@ export class ImportsService {
     externalOrderId: string,
   ): Promise<ImportStatusDto> {
     const row = await this.imports.find(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       ctx.tenantId,
       marketplace,
       externalOrderId,

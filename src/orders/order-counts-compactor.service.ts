@@ -48,7 +48,7 @@ export class OrderCountsCompactor implements OnApplicationBootstrap, BeforeAppli
   async compactAll({ waitForLock = false } = {}): Promise<number> {
     let total = 0;
     for (;;) {
-      const folded = await this.transactions.run(async (m) => {
+      const folded = await this.transactions.runWithManager(async (m) => {
         const [{ locked }]: Array<{ locked: boolean }> = await m.query(
           waitForLock
             ? 'SELECT pg_advisory_xact_lock($1), true AS locked'

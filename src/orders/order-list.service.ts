@@ -31,7 +31,7 @@ export class OrderListService {
 
   private async read(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {
     const request = toOrderListRequest(query);
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     const scope = orderScopeOf(ctx);
     const spec: OrderListSpec = {
       sort: request.sort,
@@ -86,7 +86,7 @@ export class OrderListService {
     pageNumber: number,
     limit: number,
   ): Promise<{ page: ListedOrderRow[]; total: number }> {
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     const offset = (pageNumber - 1) * limit;
     const ranged = rangeOf(scope, spec) !== undefined;
     if (offset === 0 && !ranged) {

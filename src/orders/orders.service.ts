@@ -38,7 +38,7 @@ export class OrdersService {
    * ambient transaction (Idempotency-Key).
    */
   create(ctx: AppContext, dto: CreateOrderDto): Promise<OrderDto> {
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const tenantId = ctx.tenantId;
       const products = await this.orders.activeProducts(m, tenantId, [
         ...new Set(dto.items.map((i) => i.product_id)),
@@ -86,7 +86,7 @@ export class OrdersService {
 
   /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */
   async get(ctx: RequestContext, id: number): Promise<OrderDto> {
-    const row = await this.orders.findWithItems(this.transactions.manager, orderScopeOf(ctx), id);
+    const row = await this.orders.findWithItems(this.transactions.legacyManager, orderScopeOf(ctx), id);
     if (!row) throw notFound(id);
     return toOrderDto(row, row.items ?? []);
   }
@@ -96,7 +96,7 @@ export class OrdersService {
    * first wins, the others see its result and get 409 if their transition no longer applies.
    */
   changeStatus(by: StatusActor, id: number, to: OrderStatus): Promise<OrderDto> {
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const current = await this.orders.find(m, tenantScope(by.tenantId), id, true);
       if (!current) throw notFound(id);
       if (!canTransition(current.status, to)) {
@@ -131,7 +131,7 @@ export class OrdersService {
   /** The order's events, oldest first; an unknown or foreign order is 404. An expensive request. */
   timeline(ctx: AppContext, id: number): Promise<EventDto[]> {
     return this.expensive.run(ctx, async () => {
-      const m = this.transactions.manager;
+      const m = this.transactions.legacyManager;
       // One after the other: one connection at a time, as the caps count it.
       if (!(await this.orders.find(m, tenantScope(ctx.tenantId), id))) throw notFound(id);
       const events = await this.eventsRepository.ofOrder(m, ctx.tenantId, id);

@@ -23,7 +23,7 @@ export class ProductsService {
 
   async create(tenantId: number, input: ProductInput): Promise<Product> {
     await this.tenants.get(tenantId);
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       const result = await tx
         .createQueryBuilder()
         .insert()
@@ -66,7 +66,7 @@ export class ProductsService {
     options: { hasActiveColumn: boolean; onProgress?: (done: number) => void },
   ): Promise<ImportResult> {
     await this.tenants.get(tenantId);
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       const result: ImportResult = { inserted: 0, updated: 0 };
       for (let start = 0; start < rows.length; start += IMPORT_BATCH) {
         const batch = rows.slice(start, start + IMPORT_BATCH);

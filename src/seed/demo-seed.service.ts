@@ -40,7 +40,7 @@ export class DemoSeedService {
 
   /** A new demo tenant with a small catalog and one app holding every scope, in one transaction. */
   seed(): Promise<DemoData> {
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       const tenant = await this.tenants.create({ name: 'Demo Store', currency: 'USD' });
       const products = await tx.save(
         DEMO_CATALOG.map((p) => tx.create(Product, { ...p, tenantId: tenant.id, active: true })),
@@ -65,7 +65,7 @@ export class DemoSeedService {
    * tenants made earlier with the CLI do not count). Undefined when there was nothing to do.
    */
   seedOnce(): Promise<DemoData | undefined> {
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [FIRST_START_LOCK]);
       const seeded = await tx.exists(AuditLogEntry, { where: { action: DEMO_SEEDED } });
       return seeded ? undefined : this.seed();

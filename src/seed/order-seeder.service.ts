@@ -60,7 +60,7 @@ export class OrderSeeder {
         const count = Math.min(BATCH, request.count - offset);
         next += count;
         written += await this.transactions
-          .run((m) =>
+          .runWithManager((m) =>
             this.writer.writeSeedBatch(m, {
               tenantId: request.tenantId,
               count,

@@ -26,7 +26,7 @@ export class TenantsService {
         `currency must be an ISO 4217 code, got "${input.currency}"`,
       );
     }
-    return this.transactions.run(async (tx) => {
+    return this.transactions.runWithManager(async (tx) => {
       const tenant = await tx.save(tx.create(Tenant, { name, currency }));
       await this.audit.record({
         tenantId: tenant.id,
@@ -40,14 +40,14 @@ export class TenantsService {
   }
 
   list(): Promise<Tenant[]> {
-    return this.transactions.manager.find(Tenant, { order: { id: 'ASC' } });
+    return this.transactions.legacyManager.find(Tenant, { order: { id: 'ASC' } });
   }
 
   /** The tenant or 404-style not_found; ids are positive integers. */
   async get(id: number): Promise<Tenant> {
     const tenant =
       Number.isSafeInteger(id) && id > 0
-        ? await this.transactions.manager.findOneBy(Tenant, { id })
+        ? await this.transactions.legacyManager.findOneBy(Tenant, { id })
         : null;
     if (!tenant) throw new AppError('not_found', `tenant ${id} does not exist`);
     return tenant;

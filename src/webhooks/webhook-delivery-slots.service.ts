@@ -55,13 +55,13 @@ export class WebhookDeliverySlots {
   async claim(tenantId: number, deliveryId: number): Promise<Claim> {
     const { leaseSeconds } = this.limits;
     const attempt = await this.slots.claimWoken(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       tenantId,
       deliveryId,
       leaseSeconds,
     );
     if (attempt !== undefined) return { kind: 'claimed', attempt };
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       await this.slots.lockTenants(m, [tenantId]);
       const claim = await this.slots.claim(m, tenantId, deliveryId, this.limits);
       // Parked, inactive, or nothing to claim (a stale job, a deleted endpoint): either way

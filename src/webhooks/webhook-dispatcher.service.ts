@@ -59,7 +59,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private dispatchBatch(): Promise<number> {
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const held: Array<{ txid: string; seq: number }> = await m.query(
         'SELECT txid::text AS txid, seq FROM webhook_dispatch FOR UPDATE SKIP LOCKED',
       );

@@ -45,7 +45,7 @@ export class WebhookEndpointsService {
   ): Promise<WebhookEndpointWithSecretDto> {
     await this.checkUrl(dto.url);
     const secret = newSigningSecret();
-    const row = await this.transactions.run(async (m) => {
+    const row = await this.transactions.runWithManager(async (m) => {
       const owner = ownerOf(ctx);
       if ((await this.endpoints.lockApp(m, owner)) >= MAX_ENDPOINTS_PER_APP) {
         throw new AppError(
@@ -69,11 +69,11 @@ export class WebhookEndpointsService {
   }
 
   async list(ctx: AppContext): Promise<WebhookEndpointDto[]> {
-    return (await this.endpoints.list(this.transactions.manager, ownerOf(ctx))).map(toEndpointDto);
+    return (await this.endpoints.list(this.transactions.legacyManager, ownerOf(ctx))).map(toEndpointDto);
   }
 
   async get(ctx: AppContext, id: number): Promise<WebhookEndpointDto> {
-    const row = await this.endpoints.find(this.transactions.manager, ownerOf(ctx), id);
+    const row = await this.endpoints.find(this.transactions.legacyManager, ownerOf(ctx), id);
     if (!row) throw notFound(id);
     return toEndpointDto(row);
   }
@@ -84,20 +84,20 @@ export class WebhookEndpointsService {
     dto: UpdateWebhookEndpointDto,
   ): Promise<WebhookEndpointDto> {
     if (dto.url !== undefined) await this.checkUrl(dto.url);
-    const row = await this.endpoints.update(this.transactions.manager, ownerOf(ctx), id, dto);
+    const row = await this.endpoints.update(this.transactions.legacyManager, ownerOf(ctx), id, dto);
     if (!row) throw notFound(id);
     return toEndpointDto(row);
   }
 
   async remove(ctx: AppContext, id: number): Promise<void> {
-    if (!(await this.endpoints.remove(this.transactions.manager, ownerOf(ctx), id)))
+    if (!(await this.endpoints.remove(this.transactions.legacyManager, ownerOf(ctx), id)))
       throw notFound(id);
   }
 
   async rotateSecret(ctx: AppContext, id: number): Promise<WebhookEndpointWithSecretDto> {
     const secret = newSigningSecret();
     const row = await this.endpoints.rotateSecret(
-      this.transactions.manager,
+      this.transactions.legacyManager,
       ownerOf(ctx),
       id,
       this.box.seal(secret),
@@ -117,7 +117,7 @@ export class WebhookEndpointsService {
     id: number,
     query: PageQuery,
   ): Promise<Page<WebhookDeliveryDto>> {
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     const owner = ownerOf(ctx);
     if (!(await this.endpoints.find(m, owner, id))) throw notFound(id);
     const { rows, total } = await this.endpoints.deliveries(
@@ -136,7 +136,7 @@ export class WebhookEndpointsService {
    * attempt, however many times this is asked.
    */
   async redeliver(ctx: AppContext, id: number, deliveryId: number): Promise<WebhookDeliveryDto> {
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       const owner = ownerOf(ctx);
       if (!(await this.endpoints.find(m, owner, id))) throw notFound(id);
       const requeue = await this.endpoints.requeue(m, ctx.tenantId, id, deliveryId);

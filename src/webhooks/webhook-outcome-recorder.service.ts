@@ -39,7 +39,7 @@ export class WebhookOutcomeRecorder {
     outcome: AttemptRecord,
     handOff: boolean,
   ): Promise<DeliveryJob | undefined> {
-    return this.transactions.run(async (m) => {
+    return this.transactions.runWithManager(async (m) => {
       if (await this.deliveries.record(m, tenantId, deliveryId, attempt, outcome)) {
         if (outcome.retryIn !== null) {
           await this.queue.insertInTransaction(m, [

@@ -23,11 +23,11 @@ export class WebhookRecovery {
 
   /** Returns how many deliveries were put back in line. */
   async requeueOverdue(): Promise<number> {
-    const m = this.transactions.manager;
+    const m = this.transactions.legacyManager;
     const forgotten = await this.repository.lineUpForgotten(m, OVERDUE_SECONDS);
     // A transaction per tenant: none waits for another's slot decisions.
     for (const tenantId of await this.repository.tenantsInLine(m)) {
-      await this.transactions.run(async (tx) => {
+      await this.transactions.runWithManager(async (tx) => {
         await this.slots.lock(tx, [tenantId]);
         await this.slots.wake(tx, [tenantId]);
       });

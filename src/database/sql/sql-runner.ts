@@ -1,0 +1,37 @@
+import type { EntityManager } from 'typeorm';
+import { execute } from './execute.js';
+
+/**
+ * What every path offers a repository: rows, the first row, or the count of rows written.
+ * `prepared` for the hot paths' fixed texts (see execute.ts). Subclasses decide what a
+ * statement must carry before it runs.
+ */
+export abstract class SqlRunner {
+  constructor(
+    private readonly manager: EntityManager,
+    /** Throws once the unit of work this runner belongs to has ended. */
+    private readonly assertOpen: () => void,
+  ) {}
+
+  async rows<T>(text: string, values: readonly unknown[] = [], prepared = false): Promise<T[]> {
+    this.assertOpen();
+    const statement = this.statement(text, values);
+    return (await execute<T>(this.manager, statement.text, statement.values, prepared)).rows;
+  }
+
+  async first<T>(text: string, values: readonly unknown[] = []): Promise<T | undefined> {
+    return (await this.rows<T>(text, values))[0];
+  }
+
+  /** Rows written (or matched) by an INSERT, UPDATE or DELETE. */
+  async count(text: string, values: readonly unknown[] = []): Promise<number> {
+    this.assertOpen();
+    const statement = this.statement(text, values);
+    return (await execute(this.manager, statement.text, statement.values)).rowCount;
+  }
+
+  protected abstract statement(
+    text: string,
+    values: readonly unknown[],
+  ): { text: string; values: readonly unknown[] };
+}

@@ -1,0 +1,59 @@
+import { CROSS_TENANT_MARK, TENANT_MARK } from './statement-marks.js';
+import { TENANT_TABLES } from './tenant-tables.js';
+
+/** A statement named a tenant table without going through the tenant or a cross-tenant path. */
+export class UnscopedStatementError extends Error {
+  constructor(readonly table: string) {
+    super(
+      `refused a statement on the tenant table "${table}" that did not go through the tenant ` +
+        'path (TenantSql) or a named cross-tenant path (CrossTenantSql)',
+    );
+    this.name = 'UnscopedStatementError';
+  }
+}
+
+/**
+ * A tenant table's name as a whole word, unquoted or double-quoted, not part of a longer
+ * identifier (`orders` in `orders_pkey` or `pgboss.job` does not count).
+ */
+const TENANT_TABLE = new RegExp(`(?<![\\w$.])"?(${TENANT_TABLES.join('|')})"?(?![\\w$])`, 'i');
+
+/**
+ * The table an unmarked statement names, if it names one that belongs to tenants. Marked
+ * statements pass at the cost of a prefix test; the rest are few (transaction control, the
+ * queue's own statements, shared tables) and short.
+ */
+export function unscopedTable(text: string): string | undefined {
+  if (text.startsWith(TENANT_MARK) || text.startsWith(CROSS_TENANT_MARK)) return undefined;
+  return TENANT_TABLE.exec(text)?.[1];
+}
+
+/** Throws when `text` names a tenant table without a path's mark. */
+export function auditStatement(text: string): void {
+  const table = unscopedTable(text);
+  if (table !== undefined) throw new UnscopedStatementError(table.toLowerCase());
+}
+
+/**
+ * Whether the audit runs. Transitional: on with STATEMENT_AUDIT=enforce until every folder
+ * takes the paths, then always.
+ */
+const enforced = process.env.STATEMENT_AUDIT === 'enforce';
+
+/** Connections whose statements are not audited while they run migrations (DDL names tables). */
+const exempt = new WeakSet<object>();
+
+export function exemptFromAudit(client: object): void {
+  exempt.add(client);
+}
+
+export function endAuditExemption(client: object): void {
+  exempt.delete(client);
+}
+
+/** The error to fail `text` with on `client`, if the audit refuses it. */
+export function auditFailure(client: object, text: unknown): UnscopedStatementError | undefined {
+  if (!enforced || typeof text !== 'string' || exempt.has(client)) return undefined;
+  const table = unscopedTable(text);
+  return table === undefined ? undefined : new UnscopedStatementError(table.toLowerCase());
+}
