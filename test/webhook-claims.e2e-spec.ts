@@ -1,3 +1,4 @@
+import { Db } from '../src/database/sql/db.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobQueue } from '../src/queue/job-queue.service.js';
@@ -154,7 +155,7 @@ describe('webhook attempts are claimed', () => {
         [id],
       );
       await a.app.get(JobQueue).insertInTransaction(
-        m,
+        new Db(m),
         Array.from({ length: 30 }, () => deliveryJob({ tenantId: s.tenantId, deliveryId: id })),
       );
     });

@@ -10,8 +10,9 @@ import { AppError } from '../common/errors/app-error.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { TenantsService } from '../tenants/tenants.service.js';
-import { EventLog } from '../events/event-log.js';
-import type { EventType } from '../events/event-types.js';
+import { legacyTenantSql } from '../database/sql/db.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
+import type { EventType } from '../outbox/event-types.js';
 import { App } from './app.entity.js';
 import { toAppView } from './app.mapper.js';
 import { generateClientId, generateClientSecret, hashClientSecret } from './client-secret.js';
@@ -41,7 +42,7 @@ export class AppsService {
     private readonly audit: AuditService,
     private readonly tokens: AccessTokenIssuer,
     private readonly config: AppConfig,
-    private readonly events: EventLog,
+    private readonly events: OutboxRepository,
     private readonly credentials: CredentialsEvents,
   ) {}
 
@@ -132,7 +133,8 @@ export class AppsService {
     ) {
       throw new AppError('validation_failed', `ttl must be 60 to ${MAX_PRIVATE_TOKEN_TTL} seconds`);
     }
-    const issuer = (await publishedIssuer(this.transactions.legacyManager)) ?? this.config.publicUrl;
+    const issuer =
+      (await publishedIssuer(this.transactions.legacyManager)) ?? this.config.publicUrl;
     return this.transactions.runWithManager(async (tx) => {
       const app = await this.lock(tx, clientId);
       if (!app.active) throw new AppError('validation_failed', `app ${clientId} is inactive`);
@@ -209,9 +211,8 @@ export class AppsService {
       });
       // Revoking a revoked token changes nothing: no second event.
       if (row.newly) {
-        await this.events.append(tx, [
+        await this.events.append(legacyTenantSql(tx, row.tenant_id), [
           {
-            tenantId: row.tenant_id,
             appId: row.app_id,
             type: 'token.revoked',
             data: {
@@ -248,9 +249,8 @@ export class AppsService {
       const saved = await tx.save(app);
       await this.credentials.publish(tx, { kind: 'app', appId: app.id });
       await this.record(saved, action, details);
-      await this.events.append(tx, [
+      await this.events.append(legacyTenantSql(tx, saved.tenantId), [
         {
-          tenantId: saved.tenantId,
           appId: saved.id,
           type: eventType,
           data: { object: toAppView(saved) },

@@ -8,7 +8,8 @@ import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.servic
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { EventLog } from '../events/event-log.js';
+import { legacyTenantSql } from '../database/sql/db.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toCustomerDto } from './customer.mapper.js';
 import { CustomerSessions } from './customer-sessions.service.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';
@@ -43,7 +44,7 @@ export class CustomersService implements OnModuleInit {
     private readonly transactions: Transactions,
     private readonly sessions: CustomerSessions,
     private readonly config: AppConfig,
-    private readonly events: EventLog,
+    private readonly events: OutboxRepository,
     private readonly credentials: CredentialsEvents,
   ) {
     const limits = loginLimits(config);
@@ -81,8 +82,8 @@ export class CustomersService implements OnModuleInit {
       // Registered by a concurrent request between the check and the insert.
       if (!row) throw emailTaken();
       const customer = toCustomerDto(row);
-      await this.events.append(tx, [
-        { tenantId: ctx.tenantId, type: 'customer.created', data: { object: customer } },
+      await this.events.append(legacyTenantSql(tx, ctx.tenantId), [
+        { type: 'customer.created', data: { object: customer } },
       ]);
       return customer;
     });
@@ -133,7 +134,11 @@ export class CustomersService implements OnModuleInit {
   }
 
   async me(ctx: CustomerContext): Promise<CustomerDto> {
-    const row = await this.customers.byId(this.transactions.legacyManager, ctx.tenantId, ctx.customerId);
+    const row = await this.customers.byId(
+      this.transactions.legacyManager,
+      ctx.tenantId,
+      ctx.customerId,
+    );
     if (!row) throw new AppError('not_found', 'customer not found');
     return toCustomerDto(row);
   }
@@ -193,7 +198,9 @@ export class CustomersService implements OnModuleInit {
 
   /** Ends every session of the customer, this one included, on every instance. */
   async logoutAll(ctx: CustomerContext): Promise<void> {
-    await this.transactions.runWithManager((m) => this.sessions.endAll(m, ctx.tenantId, ctx.customerId));
+    await this.transactions.runWithManager((m) =>
+      this.sessions.endAll(m, ctx.tenantId, ctx.customerId),
+    );
   }
 
   /** Kills this session on every instance (NOTIFY at commit). */

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
-import { EventLog } from './event-log.js';
+import { OutboxModule } from '../outbox/outbox.module.js';
 import { EventsController } from './events.controller.js';
 import { EventsRepository } from './events.repository.js';
 import { EventsService } from './events.service.js';
 
-/** Low in the graph: writers append to the log; it depends on nothing above common/. */
+/** The feed (GET /v1/events) and the event catalogue; writers append through the outbox. */
 @Module({
+  imports: [OutboxModule],
   controllers: [EventsController],
-  providers: [EventLog, EventsRepository, EventsService],
-  exports: [EventLog, EventsRepository],
+  providers: [EventsRepository, EventsService],
+  exports: [OutboxModule, EventsRepository],
 })
 export class EventsModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { requireTenant } from '../common/tenant-scope.js';
-import type { EventType } from './event-types.js';
+import type { EventType } from '../outbox/event-types.js';
 import type { FeedPosition } from './feed-cursor.js';
 
 export interface EventRow {

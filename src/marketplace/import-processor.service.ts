@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppError } from '../common/errors/app-error.js';
 import { toMinorUnits } from '../common/money.js';
-import { EventLog } from '../events/event-log.js';
+import { legacyTenantSql } from '../database/sql/db.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { OrderWriter } from '../orders/order-writer.js';
 import { toStatusDto } from './import-status.mapper.js';
 import { priceLines } from '../orders/pricing.js';
@@ -22,7 +23,7 @@ export class ImportProcessor {
     private readonly transactions: BackgroundTransactions,
     private readonly imports: ImportsRepository,
     private readonly writer: OrderWriter,
-    private readonly events: EventLog,
+    private readonly events: OutboxRepository,
   ) {}
 
   /** True when this attempt imported the order; false when there was nothing left to do. */
@@ -58,9 +59,8 @@ export class ImportProcessor {
         final,
       );
       if (!row || !final) return;
-      await this.events.append(m, [
+      await this.events.append(legacyTenantSql(m, job.tenantId), [
         {
-          tenantId: job.tenantId,
           type: 'marketplace_import.failed',
           data: { object: toStatusDto(row) },
         },

@@ -1,3 +1,4 @@
+import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
@@ -30,7 +31,7 @@ export class ImportsService {
       const created = await this.imports.insert(m, ctx.tenantId, ctx.appId, dto);
       if (created) {
         const job: ImportJob = { tenantId: ctx.tenantId, importId: created.id };
-        await this.queue.sendInTransaction(m, IMPORT_QUEUE, job);
+        await this.queue.sendInTransaction(new Db(m), IMPORT_QUEUE, job);
         return {
           status: 202,
           headers: { location },

@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { preparedQuery } from '../database/prepared-query.js';
 import { AppError } from '../common/errors/app-error.js';
 import { requireTenant } from '../common/tenant-scope.js';
-import { EventLog } from '../events/event-log.js';
+import { legacyTenantSql } from '../database/sql/db.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toOrderDto } from './order.mapper.js';
 import { SEED_ORDER_BATCH_SQL } from './seed-order-batch.js';
 import { INITIAL_ORDER_STATUS } from './order-status.js';
@@ -70,7 +71,7 @@ const CUSTOMER_FOREIGN_KEY = 'orders_tenant_id_customer_id_fkey';
  */
 @Injectable()
 export class OrderWriter {
-  constructor(private readonly events: EventLog) {}
+  constructor(private readonly events: OutboxRepository) {}
 
   async write(m: EntityManager, draft: OrderDraft): Promise<WrittenOrder> {
     requireTenant(draft.tenantId);
@@ -149,9 +150,8 @@ export class OrderWriter {
       }
       throw error;
     }
-    await this.events.append(m, [
+    await this.events.append(legacyTenantSql(m, draft.tenantId), [
       {
-        tenantId: draft.tenantId,
         type: 'order.created',
         orderId: written.order.id,
         data: { object: toOrderDto(written.order, written.items) },

@@ -5,7 +5,8 @@ import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
 import type { EventDto } from '../events/dto/event.dto.js';
 import { toEventDto } from '../events/event.mapper.js';
-import { EventLog } from '../events/event-log.js';
+import { legacyTenantSql } from '../database/sql/db.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
@@ -28,7 +29,7 @@ export class OrdersService {
     private readonly orders: OrdersRepository,
     private readonly writer: OrderWriter,
     private readonly transactions: Transactions,
-    private readonly events: EventLog,
+    private readonly events: OutboxRepository,
     private readonly eventsRepository: EventsRepository,
     private readonly expensive: ExpensiveRequests,
   ) {}
@@ -86,7 +87,11 @@ export class OrdersService {
 
   /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */
   async get(ctx: RequestContext, id: number): Promise<OrderDto> {
-    const row = await this.orders.findWithItems(this.transactions.legacyManager, orderScopeOf(ctx), id);
+    const row = await this.orders.findWithItems(
+      this.transactions.legacyManager,
+      orderScopeOf(ctx),
+      id,
+    );
     if (!row) throw notFound(id);
     return toOrderDto(row, row.items ?? []);
   }
@@ -116,9 +121,8 @@ export class OrdersService {
       }
       const row = await this.orders.setStatus(m, by.tenantId, id, current.status, to, by.actor);
       const order = toOrderDto(row, row.items ?? []);
-      await this.events.append(m, [
+      await this.events.append(legacyTenantSql(m, by.tenantId), [
         {
-          tenantId: by.tenantId,
           type: 'order.status_changed',
           orderId: id,
           data: { object: order, previous_status: current.status },

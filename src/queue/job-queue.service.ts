@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import PgBoss from 'pg-boss';
 import type { EntityManager } from 'typeorm';
+import { type Db, managerOf } from '../database/sql/db.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BACKGROUND_DATA_SOURCE } from '../common/background-transactions.js';
@@ -92,14 +93,14 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
     }
   }
 
-  /** Enqueues in the given transaction: committed together or not at all. */
-  async sendInTransaction(manager: EntityManager, queue: string, data: object): Promise<void> {
-    await this.boss.send(queue, data, { db: inTransaction(manager) });
+  /** Enqueues in the given unit of work: committed together or not at all. */
+  async sendInTransaction(db: Db, queue: string, data: object): Promise<void> {
+    await this.boss.send(queue, data, { db: inTransaction(managerOf(db)) });
   }
 
-  /** Enqueues many jobs in one statement of the given transaction. */
-  async insertInTransaction(manager: EntityManager, jobs: PgBoss.JobInsert[]): Promise<void> {
-    if (jobs.length > 0) await this.boss.insert(jobs, { db: inTransaction(manager) });
+  /** Enqueues many jobs in one statement of the given unit of work. */
+  async insertInTransaction(db: Db, jobs: PgBoss.JobInsert[]): Promise<void> {
+    if (jobs.length > 0) await this.boss.insert(jobs, { db: inTransaction(managerOf(db)) });
   }
 }
 

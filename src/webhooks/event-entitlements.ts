@@ -1,5 +1,5 @@
 import type { Scope } from '../auth/scopes.js';
-import type { EventType } from '../events/event-types.js';
+import type { EventType } from '../outbox/event-types.js';
 
 /**
  * Which approved scopes let an app receive an event type by webhook: the scope that reads

@@ -1,3 +1,4 @@
+import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { BackgroundTransactions } from '../common/background-transactions.js';
@@ -93,7 +94,7 @@ export class WebhookDeliverySlots {
     const kept = woken.findIndex((w) => w.tenantId === handOff);
     const jobs = woken.filter((_, i) => i !== kept);
     await this.queue.insertInTransaction(
-      m,
+      new Db(m),
       jobs.map((job) => deliveryJob(job, { woken: true })),
     );
     if (jobs.length > 0) this.transactions.afterCommit(() => this.wokenListener());

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { requireTenant } from '../common/tenant-scope.js';
-import type { EventType } from '../events/event-types.js';
+import type { EventType } from '../outbox/event-types.js';
 import type { DeliveryState } from './dto/webhook-endpoint.dto.js';
 
 /** Whose endpoints: an app's own, within its tenant (another app's are "not found"). */

@@ -1,3 +1,4 @@
+import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
@@ -69,7 +70,9 @@ export class WebhookEndpointsService {
   }
 
   async list(ctx: AppContext): Promise<WebhookEndpointDto[]> {
-    return (await this.endpoints.list(this.transactions.legacyManager, ownerOf(ctx))).map(toEndpointDto);
+    return (await this.endpoints.list(this.transactions.legacyManager, ownerOf(ctx))).map(
+      toEndpointDto,
+    );
   }
 
   async get(ctx: AppContext, id: number): Promise<WebhookEndpointDto> {
@@ -142,7 +145,7 @@ export class WebhookEndpointsService {
       const requeue = await this.endpoints.requeue(m, ctx.tenantId, id, deliveryId);
       if (!requeue) throw new AppError('not_found', `delivery ${deliveryId} not found`);
       if (requeue.requeued) {
-        await this.queue.insertInTransaction(m, [
+        await this.queue.insertInTransaction(new Db(m), [
           deliveryJob({ tenantId: ctx.tenantId, deliveryId }),
         ]);
         this.transactions.afterCommit(() => this.worker.wake()); // sent at once, not at a poll

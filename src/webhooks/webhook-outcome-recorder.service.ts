@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { BackgroundTransactions } from '../common/background-transactions.js';
-import { EventLog } from '../events/event-log.js';
+import { Db, legacyTenantSql } from '../database/sql/db.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
@@ -25,7 +26,7 @@ export class WebhookOutcomeRecorder {
     private readonly slots: WebhookDeliverySlots,
     private readonly transactions: BackgroundTransactions,
     private readonly queue: JobQueue,
-    private readonly events: EventLog,
+    private readonly events: OutboxRepository,
   ) {}
 
   /**
@@ -42,7 +43,7 @@ export class WebhookOutcomeRecorder {
     return this.transactions.runWithManager(async (m) => {
       if (await this.deliveries.record(m, tenantId, deliveryId, attempt, outcome)) {
         if (outcome.retryIn !== null) {
-          await this.queue.insertInTransaction(m, [
+          await this.queue.insertInTransaction(new Db(m), [
             deliveryJob({ tenantId, deliveryId }, { inSeconds: outcome.retryIn }),
           ]);
         }
@@ -61,9 +62,8 @@ export class WebhookOutcomeRecorder {
       { tenantId, endpointId: disabled.id },
       'webhook endpoint disabled after 5 days of failures',
     );
-    await this.events.append(m, [
+    await this.events.append(legacyTenantSql(m, tenantId), [
       {
-        tenantId,
         appId: disabled.app_id,
         type: 'endpoint.disabled',
         data: { object: toEndpointDto(disabled) },

@@ -35,7 +35,6 @@ const NOT_YET_CONVERTED = new Set<string>([
   'src/auth/access-token-issuer.service.ts',
   'src/auth/credentials-state.service.ts',
   'src/auth/credentials-events.service.ts',
-  'src/events/event-log.ts',
   'src/common/rate-limit/synced-rate-limiter.service.ts',
   'src/events/events.repository.ts',
   'src/audit/audit.service.ts',

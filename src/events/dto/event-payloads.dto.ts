@@ -6,7 +6,7 @@ import { ImportStatusDto } from '../../marketplace/dto/import-order.dto.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../orders/order-status.js';
 import { OrderDto } from '../../orders/dto/order.dto.js';
 import { WebhookEndpointDto } from '../../webhooks/dto/webhook-endpoint.dto.js';
-import type { EventType } from '../event-types.js';
+import type { EventType } from '../../outbox/event-types.js';
 
 /*
  * Documentation of every event type's exact shape: the feed's items and the body of every

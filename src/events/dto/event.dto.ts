@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
-import { EVENT_TYPES, type EventType } from '../event-types.js';
+import { EVENT_TYPES, type EventType } from '../../outbox/event-types.js';
 import { ANY_EVENT_SCHEMA } from './event-payloads.dto.js';
 
 export class FeedQuery {

@@ -11,7 +11,7 @@ import {
 } from 'class-validator';
 import { PageMeta } from '../../common/pagination.js';
 import { Chars } from '../../common/validation.js';
-import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
+import { EVENT_TYPES, type EventType } from '../../outbox/event-types.js';
 
 const URL_DOC =
   'https only (http when WEBHOOK_ALLOW_HTTP=true); no credentials; a host resolving to a loopback, private, link-local or metadata address is refused (here and at every delivery) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true';

@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { preparedQuery } from '../database/prepared-query.js';
-import { requireTenant } from '../common/tenant-scope.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import type { EventType } from './event-types.js';
 
 export interface NewEvent {
-  tenantId: number;
   type: EventType;
   /** `data.object` and, per type, more fields (`previous_status`). */
   data: { object: unknown } & Record<string, unknown>;
@@ -16,25 +13,24 @@ export interface NewEvent {
 }
 
 /**
- * Writes events in the caller's transaction (the transactional outbox): an event exists
- * exactly when the change it describes committed. Writers call it; it calls nobody.
+ * Writes events in the caller's unit of work (the transactional outbox): an event exists
+ * exactly when the change it describes committed. Every writer calls it; it calls nobody and
+ * imports nothing above common/ and database/. The events are the tenant's the path is bound to.
  */
 @Injectable()
-export class EventLog {
-  async append(m: EntityManager, events: NewEvent[]): Promise<void> {
+export class OutboxRepository {
+  async append(db: TenantSql, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
-    for (const event of events) requireTenant(event.tenantId);
-    await preparedQuery(
-      m,
+    await db.rows(
       `INSERT INTO events (tenant_id, type, app_id, order_id, data)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])`,
+       SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])`,
       [
-        events.map((e) => e.tenantId),
         events.map((e) => e.type),
         events.map((e) => e.appId ?? null),
         events.map((e) => e.orderId ?? null),
         events.map((e) => JSON.stringify(e.data)),
       ],
+      true,
     );
   }
 }
