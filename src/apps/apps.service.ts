@@ -10,7 +10,7 @@ import { AppError } from '../common/errors/app-error.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { TenantsService } from '../tenants/tenants.service.js';
-import { legacyTenantSql } from '../database/sql/db.js';
+import { Db, legacyTenantSql } from '../database/sql/db.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import type { EventType } from '../outbox/event-types.js';
 import { App } from './app.entity.js';
@@ -197,7 +197,7 @@ export class AppsService {
       );
       const row = rows[0];
       if (!row) throw new AppError('not_found', `token ${tokenId} does not exist`);
-      await this.credentials.publish(tx, {
+      await this.credentials.publish(new Db(tx), {
         kind: 'token',
         jti: tokenId,
         expiresAt: row.expires_at.getTime(),
@@ -247,7 +247,7 @@ export class AppsService {
       if (!changes) return app; // nothing to change: no version, no audit, no event
       Object.assign(app, changes);
       const saved = await tx.save(app);
-      await this.credentials.publish(tx, { kind: 'app', appId: app.id });
+      await this.credentials.publish(new Db(tx), { kind: 'app', appId: app.id });
       await this.record(saved, action, details);
       await this.events.append(legacyTenantSql(tx, saved.tenantId), [
         {

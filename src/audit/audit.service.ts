@@ -1,42 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { userInfo } from 'node:os';
+import { currentAdmin } from '../common/admin-context.js';
 import { Transactions } from '../common/transactions.js';
-import { AuditLogEntry } from './audit-log.entity.js';
+import { legacyTenantSql } from '../database/sql/db.js';
+import { AuditRepository, type AuditEvent } from './audit.repository.js';
 
-export interface AuditEvent {
-  tenantId: number | null;
-  action: string;
-  targetType: string;
-  targetId: string | number;
-  details?: Record<string, unknown>;
-}
-
-/** Who did it: admin actions come from the CLI, run by an operating-system user. */
-function currentActor(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    return 'cli';
-  }
-}
-
+/**
+ * @deprecated Transitional: callers move to AuditRepository.record with their unit's tenant
+ * path and the AdminContext they were given.
+ */
 @Injectable()
 export class AuditService {
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly audit: AuditRepository,
+  ) {}
 
   /** Writes in the caller's transaction (Transactions.run), so it commits with the change. */
-  async record(event: AuditEvent): Promise<void> {
-    const manager = this.transactions.legacyManager;
-    await manager.insert(
-      AuditLogEntry,
-      manager.create(AuditLogEntry, {
-        tenantId: event.tenantId,
-        actor: currentActor(),
-        action: event.action,
-        targetType: event.targetType,
-        targetId: String(event.targetId),
-        details: event.details ?? {},
-      }),
+  async record(event: AuditEvent & { tenantId: number }): Promise<void> {
+    const { tenantId, ...rest } = event;
+    await this.audit.record(
+      legacyTenantSql(this.transactions.legacyManager, tenantId),
+      currentAdmin(),
+      rest,
     );
   }
 }

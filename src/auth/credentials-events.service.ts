@@ -1,7 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { Transactions } from '../common/transactions.js';
-import { CREDENTIALS_CHANNEL, type CredentialsEvent } from './credentials-events.js';
+import type { Db } from '../database/sql/db.js';
+import type { CredentialsEvent } from './credentials-events.js';
+import { CredentialsNotifyRepository } from './credentials-notify.repository.js';
 import { CredentialsState } from './credentials-state.service.js';
 
 /**
@@ -15,12 +16,13 @@ import { CredentialsState } from './credentials-state.service.js';
 export class CredentialsEvents {
   constructor(
     private readonly transactions: Transactions,
+    private readonly notifier: CredentialsNotifyRepository,
     // The HTTP server's credentials cache; absent in the CLI and the worker, which cache nothing.
     @Optional() private readonly state?: CredentialsState,
   ) {}
 
-  async publish(manager: EntityManager, event: CredentialsEvent): Promise<void> {
-    await manager.query('SELECT pg_notify($1, $2)', [CREDENTIALS_CHANNEL, JSON.stringify(event)]);
+  async publish(db: Db, event: CredentialsEvent): Promise<void> {
+    await this.notifier.notify(db.shared(), event);
     const state = this.state;
     if (state) this.transactions.afterCommit(() => state.apply(event));
   }

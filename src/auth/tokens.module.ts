@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AccessTokenIssuer } from './access-token-issuer.service.js';
 import { CredentialsEvents } from './credentials-events.service.js';
+import { CredentialsNotifyRepository } from './credentials-notify.repository.js';
 import { SigningKeys } from './signing-keys.js';
 
 /** Signing and issuing tokens, announcing credential changes: shared by the API and the CLI. */
 @Module({
   imports: [JwtModule.register({})],
-  providers: [SigningKeys, AccessTokenIssuer, CredentialsEvents],
+  providers: [SigningKeys, AccessTokenIssuer, CredentialsEvents, CredentialsNotifyRepository],
   exports: [SigningKeys, AccessTokenIssuer, CredentialsEvents, JwtModule],
 })
 export class TokensModule {}

@@ -1,3 +1,4 @@
+import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { CredentialsEvents } from '../auth/credentials-events.service.js';
@@ -24,7 +25,7 @@ export class CustomerSessions {
   ): Promise<number> {
     const revoked = await this.customers.revokeSessionsOf(m, tenantId, customerId, keep);
     for (const session of revoked) {
-      await this.credentials.publish(m, {
+      await this.credentials.publish(new Db(m), {
         kind: 'session',
         id: session.id,
         expiresAt: session.expires_at.getTime(),

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service.js';
 import { AppError } from '../common/errors/app-error.js';
 import { Transactions } from '../common/transactions.js';
+import { legacyTenantSql } from '../database/sql/db.js';
 import { OrderWriter } from '../orders/order-writer.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';
 
@@ -51,7 +52,11 @@ export class CustomerVerification {
   ): Promise<{ customer: CustomerRow; linkedOrders: number }> {
     const customer = await this.customers.markVerified(m, tenantId, customerId);
     if (!customer) throw new AppError('not_found', 'customer not found');
-    const linkedOrders = await this.orders.linkToCustomer(m, tenantId, customer.id, customer.email);
+    const linkedOrders = await this.orders.linkToCustomer(
+      legacyTenantSql(m, tenantId),
+      customer.id,
+      customer.email,
+    );
     return { customer, linkedOrders };
   }
 }

@@ -8,7 +8,7 @@ import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.servic
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { legacyTenantSql } from '../database/sql/db.js';
+import { Db, legacyTenantSql } from '../database/sql/db.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toCustomerDto } from './customer.mapper.js';
 import { CustomerSessions } from './customer-sessions.service.js';
@@ -208,7 +208,7 @@ export class CustomersService implements OnModuleInit {
     await this.transactions.runWithManager(async (m) => {
       const expiresAt = await this.customers.revokeSession(m, ctx.tenantId, ctx.tokenId);
       if (expiresAt) {
-        await this.credentials.publish(m, {
+        await this.credentials.publish(new Db(m), {
           kind: 'session',
           id: ctx.tokenId,
           expiresAt: expiresAt.getTime(),

@@ -1,6 +1,5 @@
 import { App } from '../apps/app.entity.js';
-import { AuditLogEntry } from '../audit/audit-log.entity.js';
 import { Product } from '../products/product.entity.js';
 import { Tenant } from '../tenants/tenant.entity.js';
 
-export const ENTITIES = [Tenant, App, Product, AuditLogEntry];
+export const ENTITIES = [Tenant, App, Product];

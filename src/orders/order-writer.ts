@@ -4,6 +4,7 @@ import { preparedQuery } from '../database/prepared-query.js';
 import { AppError } from '../common/errors/app-error.js';
 import { requireTenant } from '../common/tenant-scope.js';
 import { legacyTenantSql } from '../database/sql/db.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toOrderDto } from './order.mapper.js';
 import { SEED_ORDER_BATCH_SQL } from './seed-order-batch.js';
@@ -186,22 +187,12 @@ export class OrderWriter {
    * caller's transaction; the link is a change of the order, so `updated_at` moves (and the
    * customer's counters grow, by trigger).
    */
-  async linkToCustomer(
-    m: EntityManager,
-    tenantId: number,
-    customerId: number,
-    email: string,
-  ): Promise<number> {
-    requireTenant(tenantId);
-    const rows: unknown[] = await m.query(
-      `WITH linked AS (
-         UPDATE orders SET customer_id = $2, updated_at = clock_timestamp()
-         WHERE tenant_id = $1 AND customer_id IS NULL AND lower(customer_email) = lower($3)
-         RETURNING 1)
-       SELECT 1 FROM linked`,
-      [tenantId, customerId, email],
+  async linkToCustomer(db: TenantSql, customerId: number, email: string): Promise<number> {
+    return db.count(
+      `UPDATE orders SET customer_id = $2, updated_at = clock_timestamp()
+       WHERE tenant_id = $1 AND customer_id IS NULL AND lower(customer_email) = lower($3)`,
+      [customerId, email],
     );
-    return rows.length;
   }
 }
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Transactions } from '../common/transactions.js';
 import type { App } from '../apps/app.entity.js';
 import { AppsService } from '../apps/apps.service.js';
-import { AuditLogEntry } from '../audit/audit-log.entity.js';
 import { AuditService } from '../audit/audit.service.js';
 import { APP_SCOPES } from '../auth/scopes.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -67,7 +66,10 @@ export class DemoSeedService {
   seedOnce(): Promise<DemoData | undefined> {
     return this.transactions.runWithManager(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [FIRST_START_LOCK]);
-      const seeded = await tx.exists(AuditLogEntry, { where: { action: DEMO_SEEDED } });
+      const [{ seeded }]: Array<{ seeded: boolean }> = await tx.query(
+        'SELECT EXISTS (SELECT 1 FROM audit_log WHERE action = $1) AS seeded',
+        [DEMO_SEEDED],
+      );
       return seeded ? undefined : this.seed();
     });
   }

@@ -11,10 +11,16 @@ import { createLogger } from '../../src/common/logging/logger.js';
 import { loadAppConfig, type AppConfig } from '../../src/config/app-config.js';
 import { createHttpApp } from '../../src/http-app.js';
 import { createTestDatabase } from './test-database.js';
+import { inspectionDataSource } from './inspection-data-source.js';
 
 export interface TestApp {
   app: NestFastifyApplication;
   http: TestAgent;
+  /**
+   * For the spec's own statements (inspecting or arranging rows of any tenant): a small pool
+   * of plain connections beside the app's, outside the statement audit that guards every
+   * connection of the service. The app's own DataSource is `app.get(DataSource)`.
+   */
   dataSource: DataSource;
   config: AppConfig;
   databaseUrl: string;
@@ -49,12 +55,16 @@ export async function createTestApp(
     logger: createLogger(config.LOG_LEVEL, logDestination),
     imports,
   });
+  const inspection = await inspectionDataSource(databaseUrl);
   return {
     app,
     http: supertest(app.getHttpServer()),
-    dataSource: app.get(DataSource),
+    dataSource: inspection,
     config,
     databaseUrl,
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      await inspection.destroy();
+    },
   };
 }
