@@ -34,10 +34,8 @@ const INFRASTRUCTURE: Record<string, string> = {
 const NOT_YET_CONVERTED = new Set<string>([
   'src/auth/access-token-issuer.service.ts',
   'src/auth/credentials-state.service.ts',
-  'src/auth/credentials-events.service.ts',
   'src/common/rate-limit/synced-rate-limiter.service.ts',
   'src/events/events.repository.ts',
-  'src/audit/audit.service.ts',
   'src/tenants/tenants.service.ts',
   'src/auth/published-issuer.ts',
   'src/apps/apps.service.ts',
