@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
-import { ApiGrants } from '../openapi/security.js';
+import { ApiGrants } from './openapi-security.js';
 import { BearerGuard } from './bearer.guard.js';
 import type { Grant } from './grants.js';
 import type { AppContext, CustomerContext, RequestContext } from './request-context.js';

@@ -13,7 +13,7 @@ import {
   validateSync,
   ValidateBy,
 } from 'class-validator';
-import { parseRetrySchedule } from '../webhooks/retry-schedule.js';
+import { parseRetrySchedule } from './retry-schedule.js';
 
 import { IsTrustProxy, toTrustProxy, type TrustProxy } from './trust-proxy.js';
 

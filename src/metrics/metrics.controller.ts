@@ -1,6 +1,6 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { SCHEMES } from '../openapi/security.js';
+import { SCHEMES } from '../auth/openapi-security.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { HttpMetrics } from './http-metrics.js';
 import { MetricsTokenGuard } from './metrics-token.guard.js';

@@ -7,7 +7,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { SCHEMES } from '../openapi/security.js';
+import { SCHEMES } from '../auth/openapi-security.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { addressKey } from '../common/http/address-key.js';

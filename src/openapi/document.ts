@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { applyConventions } from './conventions.js';
-import { SECURITY_SCHEMES } from './security.js';
+import { SECURITY_SCHEMES } from '../auth/openapi-security.js';
 import { TAGS } from './tags.js';
 
 const DESCRIPTION = [

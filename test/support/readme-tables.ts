@@ -1,5 +1,5 @@
 import { ERRORS } from '../../src/common/errors/error-codes.js';
-import { SCOPE_DESCRIPTIONS } from '../../src/openapi/security.js';
+import { SCOPE_DESCRIPTIONS } from '../../src/auth/openapi-security.js';
 
 type Grant = { token: 'app' | 'customer_session'; scope: string };
 type Document = { paths: Record<string, Record<string, { 'x-grants'?: Grant[] }>> };

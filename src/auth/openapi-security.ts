@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension, ApiSecurity, type SecuritySchemeObject } from '@nestjs/swagger';
-import type { Grant } from '../auth/grants.js';
-import { APP_SCOPES, type Scope } from '../auth/scopes.js';
+import type { Grant } from './grants.js';
+import { APP_SCOPES, type Scope } from './scopes.js';
 import { TOKEN_PATH } from '../common/http/media-type.hook.js';
 
 /** Security scheme names of the OpenAPI document. */
