@@ -64,8 +64,9 @@ export class AppsRepository {
     );
   }
 
-  async update(db: TenantSql, id: number, changes: AppChanges): Promise<AppRow> {
-    const [row] = await db.rows<AppRow>(
+  /** The app as changed; undefined when the tenant has no app `id`. */
+  update(db: TenantSql, id: number, changes: AppChanges): Promise<AppRow | undefined> {
+    return db.first<AppRow>(
       `UPDATE apps SET
          secret_hash = COALESCE($3, secret_hash),
          secret_last4 = COALESCE($4, secret_last4),
@@ -84,7 +85,6 @@ export class AppsRepository {
         changes.credentialsVersion ?? null,
       ],
     );
-    return row;
   }
 
   /** The tenant of the app a client_id names (the CLI names apps by client_id alone). */

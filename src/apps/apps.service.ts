@@ -250,7 +250,8 @@ export class AppsService {
       const { tenant, app } = await this.lock(db, clientId);
       const changes = update(app);
       if (!changes) return app; // nothing to change: no version, no audit, no event
-      const saved = await this.apps.update(tenant, app.id, changes);
+      // Locked above in this unit: it is still there.
+      const saved = (await this.apps.update(tenant, app.id, changes))!;
       await this.credentials.publish(db, { kind: 'app', appId: saved.id });
       await this.record(tenant, admin, saved, action, details);
       await this.events.append(tenant, [
