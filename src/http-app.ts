@@ -20,7 +20,8 @@ import { OneLineRequestLog } from './common/logging/one-line-request-log.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { runMigrations } from './database/run-migrations.js';
 import { BACKGROUND_DATA_SOURCE } from './common/background-transactions.js';
-import { publishIssuer } from './auth/published-issuer.js';
+import { PublishedIssuerRepository } from './auth/published-issuer.repository.js';
+import { Transactions } from './common/transactions.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -104,7 +105,9 @@ export async function createHttpApp({
   // On the background pool: no statement deadlines there (an index build takes its time).
   await runMigrations(app.get<DataSource>(getDataSourceToken(BACKGROUND_DATA_SOURCE)));
   // The CLI signs private tokens with this issuer, so the server accepts them.
-  await publishIssuer(app.get(DataSource).manager, config.publicUrl);
+  await app
+    .get(PublishedIssuerRepository)
+    .publish(app.get(Transactions).db.shared(), config.publicUrl);
   serveOpenApi(app, buildOpenApiDocument(app));
   await app.init();
   await fastify.ready();

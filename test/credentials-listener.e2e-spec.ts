@@ -2,6 +2,9 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialsState } from '../src/auth/credentials-state.service.js';
+import { CredentialsRepository } from '../src/auth/credentials.repository.js';
+import { BackgroundTransactions } from '../src/common/background-transactions.js';
+import { Transactions } from '../src/common/transactions.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { within } from './support/eventually.js';
 import { createTestDatabase } from './support/test-database.js';
@@ -34,6 +37,14 @@ describe('credentials listener lost mid-reload', () => {
     await background.destroy();
   });
 
+  const newState = () =>
+    new CredentialsState(
+      new Transactions(main),
+      new BackgroundTransactions(background),
+      new CredentialsRepository(),
+      main,
+    );
+
   const listenerPids = async (): Promise<number[]> =>
     (
       await admin.query<{ pid: number }>(
@@ -43,7 +54,7 @@ describe('credentials listener lost mid-reload', () => {
     ).rows.map((r) => r.pid);
 
   it('stays distrusted when the listener dies during its reload, and trusts the next one', async () => {
-    const state = new CredentialsState(main, background);
+    const state = newState();
     // Hold the reload: it reads app_tokens, which this transaction locks.
     const blocker = new pg.Client({ connectionString: url });
     await blocker.connect();
@@ -78,7 +89,7 @@ describe('credentials listener lost mid-reload', () => {
   });
 
   it('a reconciliation while the listener is gone does not bring trust back; the reconnect does', async () => {
-    const state = new CredentialsState(main, background);
+    const state = newState();
     await state.onApplicationBootstrap();
     try {
       expect(state.cacheTrusted).toBe(true);

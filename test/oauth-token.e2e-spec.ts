@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsService } from '../src/apps/apps.service.js';
-import { newApp, newTenant, type TestClient } from './support/factories.js';
+import { newApp, newTenant, TEST_ADMIN, type TestClient } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 const TOKEN = '/builders/oauth/token';
@@ -181,7 +181,7 @@ describe('POST /builders/oauth/token', () => {
     it('inactive app → 401 invalid_client', async () => {
       const tenant = await newTenant(t);
       const other = await newApp(t, tenant.id, ['orders:read']);
-      await t.app.get(AppsService).setActive(other.clientId, false);
+      await t.app.get(AppsService).setActive(TEST_ADMIN, other.clientId, false);
       const res = await t.http.post(TOKEN).send({
         grant_type: 'client_credentials',
         client_id: other.clientId,

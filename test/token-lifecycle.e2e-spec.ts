@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsService } from '../src/apps/apps.service.js';
 import { within } from './support/eventually.js';
-import { newApp, newTenant, tokenFor, type TestClient } from './support/factories.js';
+import { newApp, newTenant, TEST_ADMIN, tokenFor, type TestClient } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -49,7 +49,7 @@ describe('token lifecycle', () => {
     const { client, token } = await freshClient();
     const sibling = await tokenFor(t, client, 'products:read');
     const jti = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).jti as string;
-    await apps.revokeToken(jti);
+    await apps.revokeToken(TEST_ADMIN, jti);
     await expectDeadWithinOneSecond(token);
     expect(await status(sibling)).toBe(200);
     const res = await t.http.get('/v1/products').set('authorization', `Bearer ${token}`);
@@ -58,20 +58,20 @@ describe('token lifecycle', () => {
 
   it('deactivating an app kills its tokens and its token requests get invalid_client; reactivating revives none', async () => {
     const { client, token } = await freshClient();
-    await apps.setActive(client.clientId, false);
+    await apps.setActive(TEST_ADMIN, client.clientId, false);
     await expectDeadWithinOneSecond(token);
     const denied = await requestToken(client);
     expect(denied.status).toBe(401);
     expect(denied.body.error).toBe('invalid_client');
 
-    await apps.setActive(client.clientId, true);
+    await apps.setActive(TEST_ADMIN, client.clientId, true);
     expect((await requestToken(client)).status).toBe(200);
     expect(await status(token)).toBe(401);
   });
 
   it('rotating the secret rejects the old secret at once and kills earlier tokens', async () => {
     const { client, token } = await freshClient();
-    const { clientSecret } = await apps.rotateSecret(client.clientId);
+    const { clientSecret } = await apps.rotateSecret(TEST_ADMIN, client.clientId);
     const old = await requestToken(client);
     expect(old.status).toBe(401);
     expect(old.body.error).toBe('invalid_client');
@@ -83,7 +83,7 @@ describe('token lifecycle', () => {
 
   it('changing approved scopes kills earlier tokens; new tokens follow the new scopes', async () => {
     const { client, token } = await freshClient();
-    await apps.setScopes(client.clientId, 'products:read');
+    await apps.setScopes(TEST_ADMIN, client.clientId, 'products:read');
     await expectDeadWithinOneSecond(token);
     expect((await requestToken(client)).status).toBe(200);
     const refused = await t.http.post('/builders/oauth/token').send({
@@ -110,7 +110,7 @@ describe('token lifecycle', () => {
 
   it('writes every admin action to the audit log, never a secret', async () => {
     const { client } = await freshClient();
-    const { clientSecret } = await apps.rotateSecret(client.clientId);
+    const { clientSecret } = await apps.rotateSecret(TEST_ADMIN, client.clientId);
     const rows: Array<{ action: string; details: string }> = await t.dataSource.query(
       `SELECT action, details::text FROM audit_log WHERE target_id = $1 ORDER BY id`,
       [client.clientId],

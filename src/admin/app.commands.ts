@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { toAppView as appJson } from '../apps/app.mapper.js';
 import { AppsService } from '../apps/apps.service.js';
+import { currentAdmin } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import {
   AdminCommand,
@@ -57,7 +58,7 @@ abstract class AppCommand extends AdminCommand<AppOptions> {
 export class AppCreateCommand extends AppCommand {
   protected async execute(o: AppOptions): Promise<CommandOutput> {
     requireOptions(o, ['tenant', 'name', 'scopes']);
-    const { app, clientSecret } = await this.apps.create({
+    const { app, clientSecret } = await this.apps.create(currentAdmin(), {
       tenantId: positiveInt('tenant', o.tenant!),
       name: o.name!,
       scopes: o.scopes!,
@@ -73,7 +74,7 @@ export class AppCreateCommand extends AppCommand {
 export class AppListCommand extends AppCommand {
   protected async execute(o: AppOptions): Promise<CommandOutput> {
     requireOptions(o, ['tenant']);
-    const apps = await this.apps.list(positiveInt('tenant', o.tenant!));
+    const apps = await this.apps.list(currentAdmin(), positiveInt('tenant', o.tenant!));
     const lines = apps.map(
       (a) =>
         `${a.clientId}\t${a.active ? 'active' : 'inactive'}\t…${a.secretLast4}\t${a.name}\t${a.approvedScopes.join(' ')}`,
@@ -92,7 +93,7 @@ export class AppListCommand extends AppCommand {
 export class AppRotateSecretCommand extends AppCommand {
   protected async execute(o: AppOptions): Promise<CommandOutput> {
     requireOptions(o, ['clientId']);
-    const { app, clientSecret } = await this.apps.rotateSecret(o.clientId!);
+    const { app, clientSecret } = await this.apps.rotateSecret(currentAdmin(), o.clientId!);
     return {
       json: { ...appJson(app), client_secret: clientSecret },
       text: `secret rotated for ${app.clientId}\nclient_secret ${clientSecret}   (shown once)`,
@@ -107,7 +108,7 @@ export class AppRotateSecretCommand extends AppCommand {
 export class AppSetScopesCommand extends AppCommand {
   protected async execute(o: AppOptions): Promise<CommandOutput> {
     requireOptions(o, ['clientId', 'scopes']);
-    const app = await this.apps.setScopes(o.clientId!, o.scopes!);
+    const app = await this.apps.setScopes(currentAdmin(), o.clientId!, o.scopes!);
     return { json: appJson(app), text: `${app.clientId} scopes: ${app.approvedScopes.join(' ')}` };
   }
 }
@@ -116,7 +117,7 @@ export class AppSetScopesCommand extends AppCommand {
 export class AppDeactivateCommand extends AppCommand {
   protected async execute(o: AppOptions): Promise<CommandOutput> {
     requireOptions(o, ['clientId']);
-    const app = await this.apps.setActive(o.clientId!, false);
+    const app = await this.apps.setActive(currentAdmin(), o.clientId!, false);
     return { json: appJson(app), text: `${app.clientId} deactivated` };
   }
 }
@@ -125,7 +126,7 @@ export class AppDeactivateCommand extends AppCommand {
 export class AppActivateCommand extends AppCommand {
   protected async execute(o: AppOptions): Promise<CommandOutput> {
     requireOptions(o, ['clientId']);
-    const app = await this.apps.setActive(o.clientId!, true);
+    const app = await this.apps.setActive(currentAdmin(), o.clientId!, true);
     return { json: appJson(app), text: `${app.clientId} activated` };
   }
 }
@@ -137,6 +138,7 @@ export class AppTokenCommand extends AppCommand {
     if (o.ttl !== undefined && !/^\d+$/.test(o.ttl))
       throw new AppError('validation_failed', '--ttl must be a number of seconds');
     const token = await this.apps.issuePrivateToken(
+      currentAdmin(),
       o.clientId!,
       o.scopes,
       o.ttl === undefined ? undefined : Number(o.ttl),
@@ -158,7 +160,7 @@ export class AppTokenCommand extends AppCommand {
 export class AppRevokeTokenCommand extends AppCommand {
   protected async execute(o: AppOptions): Promise<CommandOutput> {
     requireOptions(o, ['tokenId']);
-    const revoked = await this.apps.revokeToken(o.tokenId!);
+    const revoked = await this.apps.revokeToken(currentAdmin(), o.tokenId!);
     const json = {
       token_id: revoked.tokenId,
       client_id: revoked.clientId,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { currentAdmin } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { fromMinorUnits } from '../common/money.js';
 import { parseProductCsv } from '../products/product-csv.js';
@@ -35,13 +36,14 @@ export class ProductCreateCommand extends AdminCommand<CreateOptions> {
       price: options.price!,
     });
     if ('errors' in input) throw new AppError('validation_failed', input.errors.join('; '));
-    const p = await this.products.create(positiveInt('tenant', options.tenant!), input);
+    const tenantId = positiveInt('tenant', options.tenant!);
+    const p = await this.products.create(currentAdmin(), tenantId, input);
     const json = {
       id: p.id,
-      tenant_id: p.tenantId,
+      tenant_id: tenantId,
       sku: p.sku,
       name: p.name,
-      price: fromMinorUnits(p.priceMinor),
+      price: fromMinorUnits(p.price_minor),
       active: p.active,
     };
     return { json, text: `product ${p.id} created (${p.sku})` };
@@ -93,7 +95,7 @@ export class ProductImportCommand extends AdminCommand<ImportOptions> {
     const bar = new SingleBar({ stream: process.stderr, etaBuffer: 5 }, Presets.shades_classic);
     bar.start(csv.rows.length, 0);
     try {
-      const result = await this.products.importMany(tenantId, csv.rows, {
+      const result = await this.products.importMany(currentAdmin(), tenantId, csv.rows, {
         hasActiveColumn: csv.hasActiveColumn,
         onProgress: (done) => bar.update(done),
       });

@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import type { Tenant } from '../tenants/tenant.entity.js';
+import { currentAdmin } from '../common/admin-context.js';
+import { toTenantView } from '../tenants/tenant.mapper.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import {
   AdminCommand,
@@ -7,10 +8,6 @@ import {
   type CommandOutput,
   type JsonOption,
 } from './admin-command.js';
-
-export function tenantJson(t: Tenant): Record<string, unknown> {
-  return { id: t.id, name: t.name, currency: t.currency, created_at: t.createdAt.toISOString() };
-}
 
 interface CreateOptions extends JsonOption {
   name?: string;
@@ -25,9 +22,12 @@ export class TenantCreateCommand extends AdminCommand<CreateOptions> {
 
   protected async execute(options: CreateOptions): Promise<CommandOutput> {
     requireOptions(options, ['name', 'currency']);
-    const tenant = await this.tenants.create({ name: options.name!, currency: options.currency! });
+    const tenant = await this.tenants.create(currentAdmin(), {
+      name: options.name!,
+      currency: options.currency!,
+    });
     return {
-      json: tenantJson(tenant),
+      json: toTenantView(tenant),
       text: `tenant ${tenant.id} created (${tenant.name}, ${tenant.currency})`,
     };
   }
@@ -53,10 +53,10 @@ export class TenantListCommand extends AdminCommand {
   }
 
   protected async execute(): Promise<CommandOutput> {
-    const tenants = await this.tenants.list();
+    const tenants = await this.tenants.list(currentAdmin());
     const lines = tenants.map((t) => `${t.id}\t${t.currency}\t${t.name}`);
     return {
-      json: { tenants: tenants.map(tenantJson) },
+      json: { tenants: tenants.map(toTenantView) },
       text: ['id\tcurrency\tname', ...lines].join('\n'),
     };
   }

@@ -1,4 +1,4 @@
-import type { App } from './app.entity.js';
+import type { AppRow } from './apps.repository.js';
 
 /**
  * What anyone may see of an app (the admin CLI, its admin-action events): never the secret
@@ -16,7 +16,7 @@ export type AppView = {
   created_at: string;
 };
 
-export function toAppView(app: App): AppView {
+export function toAppView(app: AppRow): AppView {
   return {
     id: app.id,
     tenant_id: app.tenantId,

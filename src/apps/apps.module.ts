@@ -2,11 +2,12 @@ import { Module } from '@nestjs/common';
 import { TokensModule } from '../auth/tokens.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
+import { AppsRepository } from './apps.repository.js';
 import { AppsService } from './apps.service.js';
 
 @Module({
   imports: [TenantsModule, TokensModule, EventsModule],
-  providers: [AppsService],
+  providers: [AppsService, AppsRepository],
   exports: [AppsService],
 })
 export class AppsModule {}

@@ -1,25 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { publishedIssuer } from '../auth/published-issuer.js';
-import { Transactions } from '../common/transactions.js';
-import { AuditService } from '../audit/audit.service.js';
+import { AuditRepository } from '../audit/audit.repository.js';
 import { AccessTokenIssuer, type IssuedToken } from '../auth/access-token-issuer.service.js';
+import { AppTokensRepository } from '../auth/app-tokens.repository.js';
 import { CredentialsEvents } from '../auth/credentials-events.service.js';
+import { PublishedIssuerRepository } from '../auth/published-issuer.repository.js';
 import { isScope, parseScopeList } from '../auth/scopes.js';
+import type { AdminContext } from '../common/admin-context.js';
+import { hasCharLength } from '../common/char-length.js';
 import { AppError } from '../common/errors/app-error.js';
+import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
-import { TenantsService } from '../tenants/tenants.service.js';
-import { Db, legacyTenantSql } from '../database/sql/db.js';
-import { OutboxRepository } from '../outbox/outbox.repository.js';
+import type { Db } from '../database/sql/db.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import type { EventType } from '../outbox/event-types.js';
-import { App } from './app.entity.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
+import { TenantsService } from '../tenants/tenants.service.js';
 import { toAppView } from './app.mapper.js';
+import { type AppChanges, type AppRow, AppsRepository } from './apps.repository.js';
 import { generateClientId, generateClientSecret, hashClientSecret } from './client-secret.js';
-import { hasCharLength } from '../common/char-length.js';
 
 export interface CreatedApp {
-  app: App;
+  app: AppRow;
   /** Shown once; only its hash and last four characters are stored. */
   clientSecret: string;
 }
@@ -28,69 +30,86 @@ export interface CreatedApp {
 const MAX_PRIVATE_TOKEN_TTL = 365 * 24 * 3600;
 
 /**
- * Admin operations on apps. Each runs in one transaction with its audit record and a
- * credentials event, so every instance drops what it cached when (and only if) it commits.
- * Rotation, scope changes and deactivation bump `credentials_version`: tokens carry the
- * version they were issued under and die with it (docs/BEHAVIOUR.md#token-lifecycle).
+ * Admin operations on apps. Each runs in one unit of work with its audit record, its
+ * credentials event (so every instance drops what it cached when, and only if, it commits)
+ * and its outbox event. Rotation, scope changes and deactivation bump `credentials_version`:
+ * tokens carry the version they were issued under and die with it
+ * (docs/BEHAVIOUR.md#token-lifecycle). The CLI names an app by client_id and a token by its
+ * id alone: the tenant is looked up first (the `credentials` cross-tenant path), and
+ * everything after runs on that tenant's path.
  */
 @Injectable()
 export class AppsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
+    private readonly apps: AppsRepository,
+    private readonly appTokens: AppTokensRepository,
     private readonly secrets: ServerSecrets,
-    private readonly audit: AuditService,
+    private readonly audit: AuditRepository,
     private readonly tokens: AccessTokenIssuer,
+    private readonly issuers: PublishedIssuerRepository,
     private readonly config: AppConfig,
     private readonly events: OutboxRepository,
     private readonly credentials: CredentialsEvents,
   ) {}
 
-  /** Joins the caller's transaction when there is one (the demo seed makes several things). */
-  async create(input: { tenantId: number; name: string; scopes: string }): Promise<CreatedApp> {
+  /** Joins the caller's unit of work when there is one (the demo seed makes several things). */
+  async create(
+    admin: AdminContext,
+    input: { tenantId: number; name: string; scopes: string },
+  ): Promise<CreatedApp> {
     const name = input.name.trim();
     if (!hasCharLength(name, 1, 200)) {
       throw new AppError('validation_failed', 'name must be 1 to 200 characters');
     }
     const approvedScopes = validScopes(input.scopes);
-    return this.transactions.runWithManager(async (tx) => {
-      await this.tenants.get(input.tenantId);
+    return this.transactions.run(async (db) => {
+      await this.tenants.get(input.tenantId, db);
+      const tenant = db.tenant(input.tenantId);
       const clientSecret = generateClientSecret();
-      const app = await tx.save(
-        tx.create(App, {
-          tenantId: input.tenantId,
-          name,
-          clientId: generateClientId(),
-          secretHash: hashClientSecret(clientSecret, this.secrets.pepper),
-          secretLast4: clientSecret.slice(-4),
-          approvedScopes,
-          active: true,
-          credentialsVersion: 1,
-        }),
-      );
-      await this.record(app, 'app.create', { name, approved_scopes: approvedScopes });
+      const app = await this.apps.insert(tenant, {
+        name,
+        clientId: generateClientId(),
+        secretHash: hashClientSecret(clientSecret, this.secrets.pepper),
+        secretLast4: clientSecret.slice(-4),
+        approvedScopes,
+      });
+      await this.record(tenant, admin, app, 'app.create', {
+        name,
+        approved_scopes: approvedScopes,
+      });
       return { app, clientSecret };
     });
   }
 
-  async list(tenantId: number): Promise<App[]> {
-    await this.tenants.get(tenantId);
-    return this.transactions.legacyManager.find(App, { where: { tenantId }, order: { id: 'ASC' } });
+  async list(_admin: AdminContext, tenantId: number): Promise<AppRow[]> {
+    const db = this.transactions.db;
+    await this.tenants.get(tenantId, db);
+    return this.apps.list(db.tenant(tenantId));
   }
 
-  async rotateSecret(clientId: string): Promise<CreatedApp> {
+  async rotateSecret(admin: AdminContext, clientId: string): Promise<CreatedApp> {
     const clientSecret = generateClientSecret();
-    const app = await this.change(clientId, 'app.rotate_secret', 'app.secret_rotated', {}, (a) => ({
-      secretHash: hashClientSecret(clientSecret, this.secrets.pepper),
-      secretLast4: clientSecret.slice(-4),
-      credentialsVersion: a.credentialsVersion + 1,
-    }));
+    const app = await this.change(
+      admin,
+      clientId,
+      'app.rotate_secret',
+      'app.secret_rotated',
+      {},
+      (a) => ({
+        secretHash: hashClientSecret(clientSecret, this.secrets.pepper),
+        secretLast4: clientSecret.slice(-4),
+        credentialsVersion: a.credentialsVersion + 1,
+      }),
+    );
     return { app, clientSecret };
   }
 
-  setScopes(clientId: string, scopes: string): Promise<App> {
+  setScopes(admin: AdminContext, clientId: string, scopes: string): Promise<AppRow> {
     const approvedScopes = validScopes(scopes);
     return this.change(
+      admin,
       clientId,
       'app.set_scopes',
       'app.scopes_changed',
@@ -103,8 +122,9 @@ export class AppsService {
    * Deactivation also retires every token issued so far: reactivating revives none. Setting
    * the state the app is already in changes nothing (no new version, no event).
    */
-  setActive(clientId: string, active: boolean): Promise<App> {
+  setActive(admin: AdminContext, clientId: string, active: boolean): Promise<AppRow> {
     return this.change(
+      admin,
       clientId,
       active ? 'app.activate' : 'app.deactivate',
       active ? 'app.activated' : 'app.deactivated',
@@ -121,6 +141,7 @@ export class AppsService {
 
   /** A private app token (`app token`, docs/BEHAVIOUR.md#admin-cli), for approved scopes only. */
   async issuePrivateToken(
+    admin: AdminContext,
     clientId: string,
     scopes: string | undefined,
     ttl: number | undefined,
@@ -134,9 +155,9 @@ export class AppsService {
       throw new AppError('validation_failed', `ttl must be 60 to ${MAX_PRIVATE_TOKEN_TTL} seconds`);
     }
     const issuer =
-      (await publishedIssuer(this.transactions.legacyManager)) ?? this.config.publicUrl;
-    return this.transactions.runWithManager(async (tx) => {
-      const app = await this.lock(tx, clientId);
+      (await this.issuers.find(this.transactions.db.shared())) ?? this.config.publicUrl;
+    return this.transactions.run(async (db) => {
+      const { tenant, app } = await this.lock(db, clientId);
       if (!app.active) throw new AppError('validation_failed', `app ${clientId} is inactive`);
       const requested = scopes === undefined ? app.approvedScopes : parseScopeList(scopes);
       const unapproved = requested.filter((s) => !app.approvedScopes.includes(s));
@@ -147,6 +168,7 @@ export class AppsService {
         );
       }
       const token = await this.tokens.issueAppToken(
+        db,
         {
           appId: app.id,
           tenantId: app.tenantId,
@@ -157,7 +179,7 @@ export class AppsService {
         ttlSeconds,
         issuer,
       );
-      await this.record(app, 'app.issue_token', {
+      await this.record(tenant, admin, app, 'app.issue_token', {
         token_id: token.tokenId,
         scope: token.scope,
         ttl: ttlSeconds,
@@ -167,65 +189,47 @@ export class AppsService {
   }
 
   async revokeToken(
+    admin: AdminContext,
     tokenId: string,
   ): Promise<{ tokenId: string; clientId: string; revokedAt: Date }> {
+    const notFound = () => new AppError('not_found', `token ${tokenId} does not exist`);
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tokenId)) {
-      throw new AppError('not_found', `token ${tokenId} does not exist`);
+      throw notFound();
     }
-    return this.transactions.runWithManager(async (tx) => {
-      const rows: Array<{
-        tenant_id: number;
-        app_id: number;
-        client_id: string;
-        revoked_at: Date;
-        expires_at: Date;
-        newly: boolean;
-      }> = await tx.query(
-        // Only the statement that sets revoked_at reports `newly` (a concurrent second
-        // revocation re-checks the row after the first commits and finds it revoked).
-        `WITH revoked AS (
-           UPDATE app_tokens t SET revoked_at = now()
-           FROM apps a
-           WHERE t.jti = $1 AND t.revoked_at IS NULL AND a.tenant_id = t.tenant_id AND a.id = t.app_id
-           RETURNING t.tenant_id, t.app_id, a.client_id, t.revoked_at, t.expires_at, true AS newly)
-         SELECT * FROM revoked
-         UNION ALL
-         SELECT t.tenant_id, t.app_id, a.client_id, COALESCE(t.revoked_at, now()), t.expires_at, false
-         FROM app_tokens t JOIN apps a ON a.tenant_id = t.tenant_id AND a.id = t.app_id
-         WHERE t.jti = $1 AND NOT EXISTS (SELECT 1 FROM revoked)`,
-        [tokenId],
-      );
-      const row = rows[0];
-      if (!row) throw new AppError('not_found', `token ${tokenId} does not exist`);
-      await this.credentials.publish(new Db(tx), {
+    return this.transactions.run(async (db) => {
+      const tenantId = await this.appTokens.tenantOf(db.crossTenant('credentials'), tokenId);
+      if (tenantId === undefined) throw notFound();
+      const tenant = db.tenant(tenantId);
+      const revoked = await this.appTokens.revoke(tenant, tokenId);
+      if (!revoked) throw notFound();
+      await this.credentials.publish(db, {
         kind: 'token',
         jti: tokenId,
-        expiresAt: row.expires_at.getTime(),
+        expiresAt: revoked.expiresAt.getTime(),
       });
-      await this.audit.record({
-        tenantId: row.tenant_id,
+      await this.audit.record(tenant, admin, {
         action: 'app.revoke_token',
         targetType: 'app_token',
         targetId: tokenId,
-        details: { client_id: row.client_id },
+        details: { client_id: revoked.clientId },
       });
       // Revoking a revoked token changes nothing: no second event.
-      if (row.newly) {
-        await this.events.append(legacyTenantSql(tx, row.tenant_id), [
+      if (revoked.newly) {
+        await this.events.append(tenant, [
           {
-            appId: row.app_id,
+            appId: revoked.appId,
             type: 'token.revoked',
             data: {
               object: {
                 id: tokenId,
-                client_id: row.client_id,
-                revoked_at: row.revoked_at.toISOString(),
+                client_id: revoked.clientId,
+                revoked_at: revoked.revokedAt.toISOString(),
               },
             },
           },
         ]);
       }
-      return { tokenId, clientId: row.client_id, revokedAt: row.revoked_at };
+      return { tokenId, clientId: revoked.clientId, revokedAt: revoked.revokedAt };
     });
   }
 
@@ -234,41 +238,48 @@ export class AppsService {
    * event for the app alone to see (docs/BEHAVIOUR.md#events).
    */
   private change(
+    admin: AdminContext,
     clientId: string,
     action: string,
     eventType: EventType,
     details: Record<string, unknown>,
     /** The fields to change; undefined when the app is already as asked. */
-    update: (app: App) => Partial<App> | undefined,
-  ): Promise<App> {
-    return this.transactions.runWithManager(async (tx) => {
-      const app = await this.lock(tx, clientId);
+    update: (app: AppRow) => AppChanges | undefined,
+  ): Promise<AppRow> {
+    return this.transactions.run(async (db) => {
+      const { tenant, app } = await this.lock(db, clientId);
       const changes = update(app);
       if (!changes) return app; // nothing to change: no version, no audit, no event
-      Object.assign(app, changes);
-      const saved = await tx.save(app);
-      await this.credentials.publish(new Db(tx), { kind: 'app', appId: app.id });
-      await this.record(saved, action, details);
-      await this.events.append(legacyTenantSql(tx, saved.tenantId), [
-        {
-          appId: saved.id,
-          type: eventType,
-          data: { object: toAppView(saved) },
-        },
+      // Locked above in this unit: it is still there.
+      const saved = (await this.apps.update(tenant, app.id, changes))!;
+      await this.credentials.publish(db, { kind: 'app', appId: saved.id });
+      await this.record(tenant, admin, saved, action, details);
+      await this.events.append(tenant, [
+        { appId: saved.id, type: eventType, data: { object: toAppView(saved) } },
       ]);
       return saved;
     });
   }
 
-  private async lock(tx: EntityManager, clientId: string): Promise<App> {
-    const app = await tx.findOne(App, { where: { clientId }, lock: { mode: 'pessimistic_write' } });
-    if (!app) throw new AppError('not_found', `app ${clientId} does not exist`);
-    return app;
+  /** The app a client_id names, locked in `db`'s unit, and its tenant's path. */
+  private async lock(db: Db, clientId: string): Promise<{ tenant: TenantSql; app: AppRow }> {
+    const notFound = () => new AppError('not_found', `app ${clientId} does not exist`);
+    const tenantId = await this.apps.tenantOfClient(db.crossTenant('credentials'), clientId);
+    if (tenantId === undefined) throw notFound();
+    const tenant = db.tenant(tenantId);
+    const app = await this.apps.lock(tenant, clientId);
+    if (!app) throw notFound();
+    return { tenant, app };
   }
 
-  private record(app: App, action: string, details: Record<string, unknown>): Promise<void> {
-    return this.audit.record({
-      tenantId: app.tenantId,
+  private record(
+    db: TenantSql,
+    admin: AdminContext,
+    app: AppRow,
+    action: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    return this.audit.record(db, admin, {
       action,
       targetType: 'app',
       targetId: app.clientId,

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { preparedQuery } from '../database/prepared-query.js';
+import type { Db } from '../database/sql/db.js';
+import { AppTokensRepository } from './app-tokens.repository.js';
 import { TOKEN_TYPES } from './request-context.js';
 import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
 import type { TokenClaims } from './token-claims.js';
@@ -32,17 +32,18 @@ export class AccessTokenIssuer {
     private readonly jwt: JwtService,
     private readonly keys: SigningKeys,
     private readonly config: AppConfig,
-    private readonly transactions: Transactions,
+    private readonly appTokens: AppTokensRepository,
   ) {
     this.privateKey = createPrivateKey(keys.privateKeyPem);
   }
 
   /**
-   * An app token for exactly these (already authorised) scopes, recorded in the caller's
-   * transaction when there is one. `issuer` defaults to this process's PUBLIC_URL; the CLI
-   * passes the one the server published.
+   * An app token for exactly these (already authorised) scopes, recorded through `db` (the
+   * caller's unit of work, or the pool). `issuer` defaults to this process's PUBLIC_URL; the
+   * CLI passes the one the server published.
    */
   async issueAppToken(
+    db: Db,
     subject: TokenSubject,
     scopes: string[],
     ttlSeconds: number,
@@ -51,12 +52,14 @@ export class AccessTokenIssuer {
     const jti = randomUUID();
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttlSeconds;
-    await preparedQuery(
-      this.transactions.legacyManager,
-      `INSERT INTO app_tokens (jti, tenant_id, app_id, scopes, credentials_version, issued_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, to_timestamp($6), to_timestamp($7))`,
-      [jti, subject.tenantId, subject.appId, scopes, subject.credentialsVersion, iat, exp],
-    );
+    await this.appTokens.insert(db.tenant(subject.tenantId), {
+      jti,
+      appId: subject.appId,
+      scopes,
+      credentialsVersion: subject.credentialsVersion,
+      issuedAt: iat,
+      expiresAt: exp,
+    });
     const scope = scopes.join(' ');
     const claims: TokenClaims = {
       iss: issuer,

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Transactions } from '../common/transactions.js';
+import type { AppTokensRepository } from './app-tokens.repository.js';
 import { loadAppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { AccessTokenIssuer } from './access-token-issuer.service.js';
@@ -43,7 +43,7 @@ describe('AccessTokenVerifier with its verified-token cache', () => {
   );
   const config = loadAppConfig({ PUBLIC_URL: ISSUER });
   const jwt = new JwtService();
-  const issuer = new AccessTokenIssuer(jwt, keys, config, {} as Transactions);
+  const issuer = new AccessTokenIssuer(jwt, keys, config, {} as AppTokensRepository);
   let state: FakeState;
   let cache: VerifiedTokenCache;
   let verifier: AccessTokenVerifier;

@@ -4,6 +4,7 @@ import { AccessTokenVerifier } from './access-token-verifier.service.js';
 import { BearerGuard } from './bearer.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { CredentialsState } from './credentials-state.service.js';
+import { CredentialsRepository } from './credentials.repository.js';
 import { ScopesGuard } from './scopes.guard.js';
 import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
 import { TokensModule } from './tokens.module.js';
@@ -15,6 +16,7 @@ import { VerifiedTokenCache } from './verified-token-cache.js';
   imports: [PassportModule.register({ session: false }), TokensModule],
   providers: [
     CredentialsState,
+    CredentialsRepository,
     // One per application (tests run several in a process); the factory sets the bound.
     { provide: VerifiedTokenCache, useFactory: () => new VerifiedTokenCache() },
     AccessTokenVerifier,

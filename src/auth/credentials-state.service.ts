@@ -4,21 +4,14 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { BACKGROUND_DATA_SOURCE } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../common/background-transactions.js';
+import { Transactions } from '../common/transactions.js';
 import { CREDENTIALS_CHANNEL, type CredentialsEvent } from './credentials-events.js';
+import { type AppCredentials, CredentialsRepository } from './credentials.repository.js';
 
-export interface AppCredentials {
-  id: number;
-  tenantId: number;
-  clientId: string;
-  active: boolean;
-  credentialsVersion: number;
-  approvedScopes: string[];
-  secretHash: Buffer;
-}
+export type { AppCredentials } from './credentials.repository.js';
 
 /** Even with notifications flowing, everything cached is dropped this often. */
 const RECONCILE_MS = 30_000;
@@ -71,9 +64,12 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
 
   constructor(
     /** The request pool: per-request checks while the cache is not trusted. */
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     /** The background pool: reloads, so a flood of requests never delays one. */
-    @InjectDataSource(BACKGROUND_DATA_SOURCE) private readonly background: DataSource,
+    private readonly background: BackgroundTransactions,
+    private readonly credentials: CredentialsRepository,
+    /** Where the LISTEN connection goes: a client of its own, outside both pools. */
+    private readonly dataSource: DataSource,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -94,32 +90,29 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   async appById(tenantId: number, appId: number): Promise<AppCredentials | undefined> {
     const cached = this.trusted ? this.apps.get(appId) : undefined;
     if (cached) return cached.tenantId === tenantId ? cached : undefined;
-    return this.load('a.tenant_id = $1 AND a.id = $2', [tenantId, appId]);
+    return this.load(() => this.credentials.appById(this.transactions.db.tenant(tenantId), appId));
   }
 
   async appByClientId(clientId: string): Promise<AppCredentials | undefined> {
     const id = this.trusted ? this.appIdsByClientId.get(clientId) : undefined;
     const cached = id === undefined ? undefined : this.apps.get(id);
     if (cached) return cached;
-    return this.load('a.client_id = $1', [clientId]);
+    return this.load(() =>
+      this.credentials.appByClientId(this.transactions.db.crossTenant('credentials'), clientId),
+    );
   }
 
   async isTokenRevoked(jti: string): Promise<boolean> {
     if (this.trusted) return this.revokedTokens.has(jti);
-    const rows: unknown[] = await this.dataSource.query(
-      'SELECT 1 FROM app_tokens WHERE jti = $1 AND revoked_at IS NOT NULL',
-      [jti],
-    );
-    return rows.length > 0;
+    return this.credentials.isTokenRevoked(this.transactions.db.crossTenant('credentials'), jti);
   }
 
   async isSessionRevoked(sessionId: string): Promise<boolean> {
     if (this.trusted) return this.revokedSessions.has(sessionId);
-    const rows: unknown[] = await this.dataSource.query(
-      'SELECT 1 FROM customer_sessions WHERE id = $1 AND revoked_at IS NOT NULL',
-      [sessionId],
+    return this.credentials.isSessionRevoked(
+      this.transactions.db.crossTenant('credentials'),
+      sessionId,
     );
-    return rows.length > 0;
   }
 
   /** Applies an event; exposed so the instance that made a change needs no round trip. */
@@ -141,16 +134,11 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
-  private async load(where: string, params: unknown[]): Promise<AppCredentials | undefined> {
+  private async load(
+    read: () => Promise<AppCredentials | undefined>,
+  ): Promise<AppCredentials | undefined> {
     const generation = this.generation;
-    const rows: AppCredentials[] = await this.dataSource.query(
-      `SELECT a.id, a.tenant_id AS "tenantId", a.client_id AS "clientId", a.active,
-              a.credentials_version AS "credentialsVersion", a.approved_scopes AS "approvedScopes",
-              a.secret_hash AS "secretHash"
-       FROM apps a WHERE ${where}`,
-      params,
-    );
-    const app = rows[0];
+    const app = await read();
     if (app && this.trusted && generation === this.generation) {
       this.apps.set(app.id, app);
       this.appIdsByClientId.set(app.clientId, app.id);
@@ -284,24 +272,18 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     this.apps.clear();
     this.appIdsByClientId.clear();
     const since = this.loadedUpTo ? new Date(this.loadedUpTo.getTime() - 60_000) : null;
-    const revokedSince = (table: string, id: string) =>
-      this.background.query<Array<{ id: string; expires_at: Date }>>(
-        `SELECT ${id} AS id, expires_at FROM ${table}
-         WHERE revoked_at IS NOT NULL AND expires_at > now()
-           AND ($1::timestamptz IS NULL OR revoked_at >= $1)`,
-        [since],
-      );
-    const [tokens, sessions, [clock]] = await Promise.all([
-      revokedSince('app_tokens', 'jti'),
-      revokedSince('customer_sessions', 'id'),
-      this.background.query<Array<{ now: Date }>>('SELECT now() AS now'),
+    const db = this.background.db;
+    const [tokens, sessions, now] = await Promise.all([
+      this.credentials.revokedTokens(db.crossTenant('credentials'), since),
+      this.credentials.revokedSessions(db.crossTenant('credentials'), since),
+      this.credentials.now(db.shared()),
     ]);
     for (const { id, expires_at } of tokens) this.revokedTokens.set(id, expires_at.getTime());
     for (const { id, expires_at } of sessions) this.revokedSessions.set(id, expires_at.getTime());
     pruneExpired(this.revokedTokens);
     pruneExpired(this.revokedSessions);
     // Trust was lost while this ran: events may have been missed, so the next load is full.
-    if (distrusts === this.distrusts) this.loadedUpTo = clock.now;
+    if (distrusts === this.distrusts) this.loadedUpTo = now;
   }
 }
 

@@ -1,5 +1,4 @@
 import type { DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities.js';
 import { GuardedClient } from './guarded-client.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -32,7 +31,9 @@ export function dataSourceOptions(url: string, pool: number | PoolOptions = 10):
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    // No entities: repositories write their SQL (src/database/sql/); TypeORM runs the pools,
+    // the units of work and the migrations.
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

@@ -7,6 +7,7 @@ import { AppError } from '../common/errors/app-error.js';
 import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.service.js';
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { SyncedRateLimiter } from '../common/rate-limit/synced-rate-limiter.service.js';
+import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { invalidClient, parseTokenRequest } from './token-request.js';
@@ -41,6 +42,7 @@ export class TokenEndpointService {
     private readonly limiter: ExactRateLimiter,
     private readonly issuance: SyncedRateLimiter,
     private readonly config: AppConfig,
+    private readonly transactions: Transactions,
   ) {
     this.perClient = {
       policy: 'token-client',
@@ -84,6 +86,7 @@ export class TokenEndpointService {
     // On the hot path, and it takes the secret to be counted: decided in memory, synced.
     const headers = this.issuance.hit(this.perClient, app.clientId);
     const issued = await this.issuer.issueAppToken(
+      this.transactions.db,
       {
         appId: app.id,
         tenantId: app.tenantId,

@@ -10,7 +10,8 @@ import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import { fromMinorUnits } from '../common/money.js';
 import { PageQuery, toPage, type Page } from '../common/pagination.js';
 import { ProductDto, ProductPageDto } from './dto/product.dto.js';
-import { ProductsRepository, type ProductRow } from './products.repository.js';
+import type { ProductRow } from './products.repository.js';
+import { ProductsService } from './products.service.js';
 import { validated } from '../common/http/validated.js';
 
 @ApiTags('products')
@@ -18,7 +19,7 @@ import { validated } from '../common/http/validated.js';
 @Authenticated(appScope('products:read'))
 export class ProductsController {
   constructor(
-    private readonly products: ProductsRepository,
+    private readonly products: ProductsService,
     private readonly expensive: ExpensiveRequests,
   ) {}
 
@@ -36,9 +37,7 @@ export class ProductsController {
     @Ctx() ctx: RequestContext,
     @Query(validated) query: PageQuery,
   ): Promise<Page<ProductDto>> {
-    const { rows, total } = await this.expensive.run(ctx, () =>
-      this.products.page(ctx.tenantId, query),
-    );
+    const { rows, total } = await this.expensive.run(ctx, () => this.products.page(ctx, query));
     return toPage(rows.map(toProductDto), total, query);
   }
 
@@ -56,7 +55,7 @@ export class ProductsController {
     not_found: 'no such product in this tenant',
   })
   async get(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<ProductDto> {
-    const row = await this.products.find(ctx.tenantId, id);
+    const row = await this.products.find(ctx, id);
     if (!row) throw new AppError('not_found', `product ${id} not found`);
     return toProductDto(row);
   }

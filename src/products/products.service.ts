@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../common/transactions.js';
-import { AuditService } from '../audit/audit.service.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import type { RequestContext } from '../auth/request-context.js';
+import type { AdminContext } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
+import type { PageQuery } from '../common/pagination.js';
+import { Transactions } from '../common/transactions.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import type { ProductInput } from './product-input.js';
-import { Product } from './product.entity.js';
+import { type ProductRow, ProductsRepository } from './products.repository.js';
 
 export interface ImportResult {
   inserted: number;
@@ -18,35 +21,31 @@ export class ProductsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
-    private readonly audit: AuditService,
+    private readonly products: ProductsRepository,
+    private readonly audit: AuditRepository,
   ) {}
 
-  async create(tenantId: number, input: ProductInput): Promise<Product> {
+  /** The caller's catalog, a page at a time. */
+  page(ctx: RequestContext, query: PageQuery): Promise<{ rows: ProductRow[]; total: number }> {
+    return this.products.page(this.transactions.db.tenant(ctx.tenantId), query);
+  }
+
+  find(ctx: RequestContext, id: number): Promise<ProductRow | undefined> {
+    return this.products.find(this.transactions.db.tenant(ctx.tenantId), id);
+  }
+
+  async create(admin: AdminContext, tenantId: number, input: ProductInput): Promise<ProductRow> {
     await this.tenants.get(tenantId);
-    return this.transactions.runWithManager(async (tx) => {
-      const result = await tx
-        .createQueryBuilder()
-        .insert()
-        .into(Product)
-        .values({
-          tenantId,
-          sku: input.sku,
-          name: input.name,
-          priceMinor: input.priceMinor,
-          active: input.active ?? true,
-        })
-        .orIgnore()
-        .returning('*')
-        .execute();
-      const created = result.generatedMaps[0] as Product | undefined;
-      if (!created?.id)
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(tenantId);
+      const product = await this.products.insert(tenant, input);
+      if (!product) {
         throw new AppError(
           'validation_failed',
           `sku "${input.sku}" already exists in tenant ${tenantId}`,
         );
-      const product = await tx.findOneByOrFail(Product, { tenantId, id: created.id });
-      await this.audit.record({
-        tenantId,
+      }
+      await this.audit.record(tenant, admin, {
         action: 'product.create',
         targetType: 'product',
         targetId: product.id,
@@ -57,45 +56,28 @@ export class ProductsService {
   }
 
   /**
-   * Upserts by sku in one transaction (all or nothing), in batches of one statement each.
+   * Upserts by sku in one unit of work (all or nothing), in batches of one statement each.
    * `onProgress` is told after every batch.
    */
   async importMany(
+    admin: AdminContext,
     tenantId: number,
     rows: ProductInput[],
     options: { hasActiveColumn: boolean; onProgress?: (done: number) => void },
   ): Promise<ImportResult> {
     await this.tenants.get(tenantId);
-    return this.transactions.runWithManager(async (tx) => {
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(tenantId);
       const result: ImportResult = { inserted: 0, updated: 0 };
       for (let start = 0; start < rows.length; start += IMPORT_BATCH) {
         const batch = rows.slice(start, start + IMPORT_BATCH);
-        const written: Array<{ inserted: boolean }> = await tx.query(
-          `INSERT INTO products (tenant_id, sku, name, price_minor, active)
-           SELECT $1, v.sku, v.name, v.price, COALESCE(v.active, true)
-           FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[]) AS v(sku, name, price, active)
-           ON CONFLICT (tenant_id, sku) DO UPDATE SET
-             name = EXCLUDED.name,
-             price_minor = EXCLUDED.price_minor,
-             active = CASE WHEN $6 THEN EXCLUDED.active ELSE products.active END,
-             updated_at = now()
-           RETURNING (xmax = 0) AS inserted`,
-          [
-            tenantId,
-            batch.map((r) => r.sku),
-            batch.map((r) => r.name),
-            batch.map((r) => r.priceMinor),
-            batch.map((r) => r.active ?? null),
-            options.hasActiveColumn,
-          ],
-        );
+        const written = await this.products.upsert(tenant, batch, options.hasActiveColumn);
         const inserted = written.filter((w) => w.inserted).length;
         result.inserted += inserted;
         result.updated += written.length - inserted;
         options.onProgress?.(start + batch.length);
       }
-      await this.audit.record({
-        tenantId,
+      await this.audit.record(tenant, admin, {
         action: 'product.import',
         targetType: 'tenant',
         targetId: tenantId,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { App } from '../apps/app.entity.js';
-import type { Tenant } from '../tenants/tenant.entity.js';
+import type { AppRow } from '../apps/apps.repository.js';
+import type { TenantRow } from '../tenants/tenants.repository.js';
 import { demoBanner, type DemoData } from './demo-seed.service.js';
 
 const demo: DemoData = {
-  tenant: { id: 1, name: 'Demo Store', currency: 'USD' } as Tenant,
-  app: { clientId: 'app_demo', approvedScopes: ['orders:read'] } as App,
+  tenant: { id: 1, name: 'Demo Store', currency: 'USD' } as TenantRow,
+  app: { clientId: 'app_demo', approvedScopes: ['orders:read'] } as AppRow,
   clientSecret: 'cs_the-demo-secret',
   products: [],
 };

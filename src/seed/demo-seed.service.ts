@@ -1,19 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../common/transactions.js';
-import type { App } from '../apps/app.entity.js';
+import type { AppRow } from '../apps/apps.repository.js';
 import { AppsService } from '../apps/apps.service.js';
-import { AuditService } from '../audit/audit.service.js';
+import { AuditRepository } from '../audit/audit.repository.js';
 import { APP_SCOPES } from '../auth/scopes.js';
+import { type AdminContext, currentAdmin } from '../common/admin-context.js';
+import { Transactions } from '../common/transactions.js';
 import type { AppConfig } from '../config/app-config.js';
-import { Product } from '../products/product.entity.js';
-import type { Tenant } from '../tenants/tenant.entity.js';
+import { type ProductRow, ProductsRepository } from '../products/products.repository.js';
+import type { TenantRow } from '../tenants/tenants.repository.js';
 import { TenantsService } from '../tenants/tenants.service.js';
+import { DemoSeedRepository } from './demo-seed.repository.js';
 
 export interface DemoData {
-  tenant: Tenant;
-  app: App;
+  tenant: TenantRow;
+  app: AppRow;
   clientSecret: string;
-  products: Product[];
+  products: ProductRow[];
 }
 
 const DEMO_CATALOG = [
@@ -24,53 +26,54 @@ const DEMO_CATALOG = [
   { sku: 'CAP-RED', name: 'Cap, red', priceMinor: 1500 },
 ];
 
-/** Taken while deciding whether this is the first start, so two instances seed once. */
-const FIRST_START_LOCK = 7_240_002;
-const DEMO_SEEDED = 'seed.demo';
-
 @Injectable()
 export class DemoSeedService {
   constructor(
     private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
     private readonly apps: AppsService,
-    private readonly audit: AuditService,
+    private readonly products: ProductsRepository,
+    private readonly audit: AuditRepository,
+    private readonly marker: DemoSeedRepository,
   ) {}
 
-  /** A new demo tenant with a small catalog and one app holding every scope, in one transaction. */
-  seed(): Promise<DemoData> {
-    return this.transactions.runWithManager(async (tx) => {
-      const tenant = await this.tenants.create({ name: 'Demo Store', currency: 'USD' });
-      const products = await tx.save(
-        DEMO_CATALOG.map((p) => tx.create(Product, { ...p, tenantId: tenant.id, active: true })),
-      );
-      const { app, clientSecret } = await this.apps.create({
+  /**
+   * A new demo tenant with a small catalog and one app holding every scope, in one unit of
+   * work. Both callers (the first start, `seed demo`) act as the user running the process.
+   */
+  seed(admin: AdminContext = currentAdmin()): Promise<DemoData> {
+    return this.transactions.run(async (db) => {
+      const tenant = await this.tenants.create(admin, { name: 'Demo Store', currency: 'USD' });
+      const path = db.tenant(tenant.id);
+      const products: ProductRow[] = [];
+      for (const item of DEMO_CATALOG) {
+        // A new tenant: no sku is taken.
+        products.push((await this.products.insert(path, { ...item, active: true }))!);
+      }
+      const { app, clientSecret } = await this.apps.create(admin, {
         tenantId: tenant.id,
         name: 'Demo app',
         scopes: APP_SCOPES.join(' '),
       });
-      await this.audit.record({
-        tenantId: tenant.id,
-        action: DEMO_SEEDED,
+      await this.audit.record(path, admin, {
+        action: 'seed.demo',
         targetType: 'tenant',
         targetId: tenant.id,
       });
+      await this.marker.markSeeded(db.shared(), tenant.id);
       return { tenant, app, clientSecret, products };
     });
   }
 
   /**
-   * Seeds unless demo data was ever seeded into this database (the audit log remembers;
-   * tenants made earlier with the CLI do not count). Undefined when there was nothing to do.
+   * Seeds unless demo data was ever seeded into this database (by the first start or
+   * `seed demo`; tenants made with the CLI do not count). Undefined when there was nothing
+   * to do.
    */
-  seedOnce(): Promise<DemoData | undefined> {
-    return this.transactions.runWithManager(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [FIRST_START_LOCK]);
-      const [{ seeded }]: Array<{ seeded: boolean }> = await tx.query(
-        'SELECT EXISTS (SELECT 1 FROM audit_log WHERE action = $1) AS seeded',
-        [DEMO_SEEDED],
-      );
-      return seeded ? undefined : this.seed();
+  seedOnce(admin: AdminContext = currentAdmin()): Promise<DemoData | undefined> {
+    return this.transactions.run(async (db) => {
+      await this.marker.lockFirstStart(db.shared());
+      return (await this.marker.isSeeded(db.shared())) ? undefined : this.seed(admin);
     });
   }
 }

@@ -1,20 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../common/transactions.js';
-import { AuditService } from '../audit/audit.service.js';
-import { AppError } from '../common/errors/app-error.js';
-import { isCurrencyCode } from '../common/currency.js';
-import { Tenant } from './tenant.entity.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import type { AdminContext } from '../common/admin-context.js';
 import { hasCharLength } from '../common/char-length.js';
+import { isCurrencyCode } from '../common/currency.js';
+import { AppError } from '../common/errors/app-error.js';
+import { Transactions } from '../common/transactions.js';
+import type { Db } from '../database/sql/db.js';
+import { type TenantRow, TenantsRepository } from './tenants.repository.js';
 
 @Injectable()
 export class TenantsService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly audit: AuditService,
+    private readonly tenants: TenantsRepository,
+    private readonly audit: AuditRepository,
   ) {}
 
-  /** Joins the caller's transaction when there is one. */
-  async create(input: { name: string; currency: string }): Promise<Tenant> {
+  /** The tenant and its audit row in one unit; joins the caller's when there is one. */
+  async create(admin: AdminContext, input: { name: string; currency: string }): Promise<TenantRow> {
     const name = input.name.trim();
     const currency = input.currency.trim().toUpperCase();
     if (!hasCharLength(name, 1, 200)) {
@@ -26,10 +29,9 @@ export class TenantsService {
         `currency must be an ISO 4217 code, got "${input.currency}"`,
       );
     }
-    return this.transactions.runWithManager(async (tx) => {
-      const tenant = await tx.save(tx.create(Tenant, { name, currency }));
-      await this.audit.record({
-        tenantId: tenant.id,
+    return this.transactions.run(async (db) => {
+      const tenant = await this.tenants.insert(db.shared(), { name, currency });
+      await this.audit.record(db.tenant(tenant.id), admin, {
         action: 'tenant.create',
         targetType: 'tenant',
         targetId: tenant.id,
@@ -39,16 +41,17 @@ export class TenantsService {
     });
   }
 
-  list(): Promise<Tenant[]> {
-    return this.transactions.legacyManager.find(Tenant, { order: { id: 'ASC' } });
+  list(_admin: AdminContext): Promise<TenantRow[]> {
+    return this.tenants.list(this.transactions.db.shared());
   }
 
-  /** The tenant or 404-style not_found; ids are positive integers. */
-  async get(id: number): Promise<Tenant> {
+  /**
+   * The tenant or not_found; ids are positive integers. In `db`'s unit when given (a change
+   * about to write for the tenant), else on the open unit or the pool.
+   */
+  async get(id: number, db: Db = this.transactions.db): Promise<TenantRow> {
     const tenant =
-      Number.isSafeInteger(id) && id > 0
-        ? await this.transactions.legacyManager.findOneBy(Tenant, { id })
-        : null;
+      Number.isSafeInteger(id) && id > 0 ? await this.tenants.find(db.shared(), id) : undefined;
     if (!tenant) throw new AppError('not_found', `tenant ${id} does not exist`);
     return tenant;
   }

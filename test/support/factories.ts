@@ -1,22 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import type { App } from '../../src/apps/app.entity.js';
+import type { AppRow } from '../../src/apps/apps.repository.js';
 import { AppsService } from '../../src/apps/apps.service.js';
 import { APP_SCOPES } from '../../src/auth/scopes.js';
+import type { AdminContext } from '../../src/common/admin-context.js';
 import { ProductsService } from '../../src/products/products.service.js';
-import type { Tenant } from '../../src/tenants/tenant.entity.js';
+import type { TenantRow } from '../../src/tenants/tenants.repository.js';
 import { TenantsService } from '../../src/tenants/tenants.service.js';
 import type { TestApp } from './test-app.js';
 
+/** Who the factories act as (the audit log's actor). */
+export const TEST_ADMIN: AdminContext = { kind: 'admin', actor: 'cli:test' };
+
 export interface TestClient {
-  app: App;
+  app: AppRow;
   clientId: string;
   clientSecret: string;
 }
 
-export function newTenant(t: TestApp, currency = 'USD'): Promise<Tenant> {
+export function newTenant(t: TestApp, currency = 'USD'): Promise<TenantRow> {
   return t.app
     .get(TenantsService)
-    .create({ name: `Tenant ${randomBytes(3).toString('hex')}`, currency });
+    .create(TEST_ADMIN, { name: `Tenant ${randomBytes(3).toString('hex')}`, currency });
 }
 
 export async function newApp(
@@ -26,7 +30,7 @@ export async function newApp(
 ): Promise<TestClient> {
   const { app, clientSecret } = await t.app
     .get(AppsService)
-    .create({ tenantId, name: 'Test app', scopes: scopes.join(' ') });
+    .create(TEST_ADMIN, { tenantId, name: 'Test app', scopes: scopes.join(' ') });
   return { app, clientId: app.clientId, clientSecret };
 }
 
@@ -36,7 +40,7 @@ export async function newProduct(
   priceMinor = 1000,
   sku?: string,
 ): Promise<number> {
-  const product = await t.app.get(ProductsService).create(tenantId, {
+  const product = await t.app.get(ProductsService).create(TEST_ADMIN, tenantId, {
     sku: sku ?? `SKU-${randomBytes(4).toString('hex')}`,
     name: 'Test product',
     priceMinor,

@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
+import { Db } from '../../database/sql/db.js';
 import {
   counterKey,
   rateLimited,
   rateLimitHeaders,
   type RateLimitRule,
 } from './rate-limit-rule.js';
+import { RateLimitsRepository } from './rate-limits.repository.js';
 
 /**
  * Exact limits shared by every instance: one atomic upsert per attempt on a fixed-window
- * counter in PostgreSQL (rate-limiter-flexible). For the limits that guard costly or
- * sensitive work (logins, registrations, failed client authentications), where one round
- * trip is cheap next to the work and over-admission is not acceptable.
+ * counter in PostgreSQL. For the limits that guard costly or sensitive work (logins,
+ * registrations, failed client authentications), where one round trip is cheap next to the
+ * work and over-admission is not acceptable.
  *
  * `reserve` counts before the work is done: a burst in flight cannot slip past the check
  * (check-then-count would let every concurrent attempt through). Attempts that turn out not
@@ -20,55 +21,44 @@ import {
  */
 @Injectable()
 export class ExactRateLimiter {
-  private readonly stores = new Map<string, RateLimiterPostgres>();
+  /**
+   * The request pool's, never a caller's unit of work: an attempt counts at once and stays
+   * counted whatever becomes of the work it guards (a failed login rolls back; its attempt
+   * must not).
+   */
+  private readonly db: Db;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    dataSource: DataSource,
+    private readonly rateLimits: RateLimitsRepository,
+  ) {
+    this.db = new Db(dataSource.manager);
+  }
 
   /** Takes one attempt from `key`'s window; throws 429 rate_limited when none is left. */
   async reserve(rule: RateLimitRule, key: string): Promise<Record<string, string>> {
-    try {
-      const res = await this.store(rule).consume(counterKey(rule, key));
-      return rateLimitHeaders(rule, res.remainingPoints, res.msBeforeNext / 1000);
-    } catch (error) {
-      if (error instanceof RateLimiterRes) throw rateLimited(rule, error.msBeforeNext / 1000);
-      throw error;
-    }
+    const window = await this.rateLimits.consume(
+      this.db.shared(),
+      counterKey(rule, key),
+      rule.windowSeconds * 1000,
+      Date.now(),
+    );
+    const resetSeconds = Math.max(window.expire - Date.now(), 0) / 1000;
+    if (window.points > rule.limit) throw rateLimited(rule, resetSeconds);
+    return rateLimitHeaders(rule, Math.max(rule.limit - window.points, 0), resetSeconds);
   }
 
   /**
    * Gives back an attempt taken by `reserve` that did not count, in the window it was taken
-   * in only: once that window ended there is nothing to give back (rate-limiter-flexible's
-   * `reward` would start the next window below zero, an extra attempt).
+   * in only: once that window ended there is nothing to give back (handing it to the next
+   * window would start that one below zero, an extra attempt).
    */
   async refund(rule: RateLimitRule, key: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE rate_limits SET points = points - 1
-       WHERE key = $1 AND points > 0 AND expire > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`,
-      [counterKey(rule, key)],
-    );
+    await this.rateLimits.refund(this.db.shared(), counterKey(rule, key));
   }
 
   /** Forgets `key`'s window (a password reset clears the failed-login count). */
   async clear(rule: RateLimitRule, key: string): Promise<void> {
-    await this.store(rule).delete(counterKey(rule, key));
-  }
-
-  private store(rule: RateLimitRule): RateLimiterPostgres {
-    const id = `${rule.policy}:${rule.limit}:${rule.windowSeconds}`;
-    let store = this.stores.get(id);
-    if (!store) {
-      store = new RateLimiterPostgres({
-        storeClient: this.dataSource,
-        storeType: 'typeorm',
-        tableName: 'rate_limits',
-        tableCreated: true, // by migration
-        clearExpiredByTimeout: false, // the maintenance job purges, once per cluster
-        keyPrefix: '', // counterKey already names the policy
-        points: rule.limit,
-        duration: rule.windowSeconds,
-      });
-      this.stores.set(id, store);
-    }
-    return store;
+    await this.rateLimits.delete(this.db.shared(), counterKey(rule, key));
   }
 }

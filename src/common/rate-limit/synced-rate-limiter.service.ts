@@ -4,10 +4,9 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { BACKGROUND_DATA_SOURCE } from '../background-transactions.js';
+import { BackgroundTransactions } from '../background-transactions.js';
 import { rateLimited, rateLimitHeaders, type RateLimitRule } from './rate-limit-rule.js';
+import { RateLimitsRepository } from './rate-limits.repository.js';
 
 /** How often each instance adds its hits to the shared counters and reads the totals back. */
 export const SYNC_INTERVAL_MS = 500;
@@ -38,8 +37,11 @@ export class SyncedRateLimiter implements OnApplicationBootstrap, BeforeApplicat
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
 
-  // The background pool: a flood of requests must not keep the limits from syncing.
-  constructor(@InjectDataSource(BACKGROUND_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(
+    // The background pool: a flood of requests must not keep the limits from syncing.
+    private readonly background: BackgroundTransactions,
+    private readonly rateLimits: RateLimitsRepository,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.tick(), SYNC_INTERVAL_MS);
@@ -100,21 +102,10 @@ export class SyncedRateLimiter implements OnApplicationBootstrap, BeforeApplicat
     try {
       // New hits are added (one row write per key with hits); windows without new hits here
       // are only read, to learn the other instances' hits.
-      const rows: Array<{ key: string; points: number }> = await this.dataSource.query(
-        `WITH added AS (
-           INSERT INTO rate_limits AS r (key, points, expire)
-           SELECT * FROM unnest($1::varchar[], $2::int[], $3::bigint[])
-           ON CONFLICT (key) DO UPDATE SET points = r.points + EXCLUDED.points
-           RETURNING key, points)
-         SELECT key, points FROM added
-         UNION ALL
-         SELECT key, points FROM rate_limits WHERE key = ANY($4::varchar[])`,
-        [
-          hit.map(([id]) => id),
-          hit.map(([, , n]) => n),
-          hit.map(([, c]) => c.windowEnd),
-          idle.map(([id]) => id),
-        ],
+      const rows = await this.rateLimits.addAndRead(
+        this.background.db.shared(),
+        hit.map(([id, counter, points]) => ({ key: id, points, expire: counter.windowEnd })),
+        idle.map(([id]) => id),
       );
       const totals = new Map(rows.map((r) => [r.key, r.points]));
       for (const [id, counter, sent] of hit) {

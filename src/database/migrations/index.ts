@@ -11,6 +11,7 @@ import { OrderCounts1764300000000 } from './1764300000000-order-counts.js';
 import { OrderCountTriggers1764300000001 } from './1764300000001-order-count-triggers.js';
 import { WebhookDeliverySlots1765000000030 } from './1765000000030-webhook-delivery-slots.js';
 import { OrderListCoveringIndexes1765000000050 } from './1765000000050-order-list-covering-indexes.js';
+import { DemoSeededMarker1765100000000 } from './1765100000000-demo-seeded-marker.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   OrderCountTriggers1764300000001,
   WebhookDeliverySlots1765000000030,
   OrderListCoveringIndexes1765000000050,
+  DemoSeededMarker1765100000000,
 ];
