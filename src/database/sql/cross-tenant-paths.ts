@@ -3,6 +3,15 @@
  * one is a reviewed change of this file; a test fails when a listed path is no longer used.
  * Everything else that touches tenant data goes through TenantSql.
  */
-export const CROSS_TENANT_PATHS = {} as const satisfies Record<string, string>;
+export const CROSS_TENANT_PATHS = {
+  'webhook-dispatch':
+    "The webhook dispatcher follows one event log of every tenant in commit order: each batch makes the deliveries of every tenant it holds and locks and wakes those tenants' delivery lines in the same unit.",
+  'webhook-recovery':
+    'The periodic webhook recovery finds, in every tenant, the deliveries nobody will send (a lapsed lease, a lost job) and the tenants with deliveries in line, to wake each tenant on its own.',
+  'expired-rows-purge':
+    'Maintenance deletes the expired Idempotency-Keys, app tokens, customer sessions and tickets of every tenant, one statement per table, once per cluster.',
+  'event-retention':
+    "Maintenance deletes the events of every tenant older than the retention and records each tenant's last purged position (the feed's 410 cursor_expired), in bounded batches.",
+} as const satisfies Record<string, string>;
 
 export type CrossTenantPath = keyof typeof CROSS_TENANT_PATHS;
