@@ -6,7 +6,7 @@ import { AppsService } from '../src/apps/apps.service.js';
 import { CredentialsState } from '../src/auth/credentials-state.service.js';
 import { ARGON2_OPTIONS } from '../src/customers/password-hasher.js';
 import { within } from './support/eventually.js';
-import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
+import { newApp, newProduct, newTenant, TEST_ADMIN, tokenFor, type TestClient } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -321,7 +321,7 @@ describe('customer accounts', () => {
       const token = await tokenFor(t, app);
       const c = await newCustomer(token);
       expect((await as(c.session, '/v1/customers/me')).status).toBe(200);
-      await t.app.get(AppsService).setActive(app.clientId, false);
+      await t.app.get(AppsService).setActive(TEST_ADMIN, app.clientId, false);
       expect(
         await within(1000, async () => (await as(c.session, '/v1/customers/me')).status === 401),
       ).toBeLessThan(1000);

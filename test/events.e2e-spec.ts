@@ -9,6 +9,7 @@ import {
   newShop as newShopFor,
   orderBodyFor,
   placeOrder,
+  TEST_ADMIN,
   tokenFor,
   type Shop,
 } from './support/factories.js';
@@ -105,14 +106,14 @@ describe('event log and change feed', () => {
       const other = await newApp(t, s.tenantId);
       const otherToken = await tokenFor(t, other);
       const apps = t.app.get(AppsService);
-      const issued = await apps.issuePrivateToken(other.clientId, undefined, 3600);
-      await apps.setScopes(other.clientId, 'orders:read events:read');
-      const { clientSecret } = await apps.rotateSecret(other.clientId);
-      await apps.setActive(other.clientId, false);
-      await apps.setActive(other.clientId, false); // already inactive: no change, no event
-      await apps.setActive(other.clientId, true);
-      await apps.revokeToken(issued.tokenId);
-      await apps.revokeToken(issued.tokenId); // already revoked: no second event
+      const issued = await apps.issuePrivateToken(TEST_ADMIN, other.clientId, undefined, 3600);
+      await apps.setScopes(TEST_ADMIN, other.clientId, 'orders:read events:read');
+      const { clientSecret } = await apps.rotateSecret(TEST_ADMIN, other.clientId);
+      await apps.setActive(TEST_ADMIN, other.clientId, false);
+      await apps.setActive(TEST_ADMIN, other.clientId, false); // already inactive: no change, no event
+      await apps.setActive(TEST_ADMIN, other.clientId, true);
+      await apps.revokeToken(TEST_ADMIN, issued.tokenId);
+      await apps.revokeToken(TEST_ADMIN, issued.tokenId); // already revoked: no second event
 
       // Its old token died with the changes; a fresh one reads its own events.
       expect((await get(s, '/v1/events', otherToken)).status).toBe(401);

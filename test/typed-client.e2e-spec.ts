@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsService } from '../src/apps/apps.service.js';
 import { type AppScope, createStorefrontClient } from '../src/client/index.js';
 import { within } from './support/eventually.js';
-import { newApp, newProduct, newTenant } from './support/factories.js';
+import { newApp, newProduct, newTenant, TEST_ADMIN } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 const body0 = {
@@ -166,7 +166,7 @@ describe('typed client (openapi-fetch over the generated types)', () => {
     const first = await tokens.token();
     const jti = JSON.parse(Buffer.from(first.split('.')[1], 'base64url').toString()).jti as string;
     // As `cli apps revoke-token` does; this instance applies it at commit.
-    await t.app.get(AppsService).revokeToken(jti);
+    await t.app.get(AppsService).revokeToken(TEST_ADMIN, jti);
     const products = await app.GET('/v1/products', { params: { query: {} } });
     expect(products.response.status).toBe(200);
     expect(await tokens.token()).not.toBe(first);

@@ -11,6 +11,7 @@ import {
   newShop as newShopFor,
   newTenant,
   placeOrder,
+  TEST_ADMIN,
   tokenFor,
   type Shop,
 } from './support/factories.js';
@@ -353,7 +354,7 @@ describe('webhooks', () => {
       const siblingWatch = await newEndpoint(s, ['app.scopes_changed'], await tokenFor(t, sibling));
       const foreign = await newEndpoint(other, ['order.created']);
       const order = await createOrder(s);
-      await t.app.get(AppsService).setScopes(sibling.clientId, 'orders:read webhooks:read');
+      await t.app.get(AppsService).setScopes(TEST_ADMIN, sibling.clientId, 'orders:read webhooks:read');
       await t.http
         .post(`/v1/orders/${order.id}/status`)
         .set(auth(s.token))
@@ -383,14 +384,14 @@ describe('webhooks', () => {
       const control = await newEndpoint(s, ['order.created']);
       await createOrder(s);
       await hooksAt(control.path, 1);
-      await t.app.get(AppsService).setActive(entitled.clientId, false);
+      await t.app.get(AppsService).setActive(TEST_ADMIN, entitled.clientId, false);
       await createOrder(s);
       await hooksAt(control.path, 2);
       // Dispatched past both orders: neither the unentitled app nor the inactive one got any.
       await dispatchedAll();
       expect(receiver.at(watching.path)).toEqual([]);
       expect(receiver.at(paused.path)).toHaveLength(1);
-      await t.app.get(AppsService).setScopes(hooksOnly.clientId, 'webhooks:write orders:read');
+      await t.app.get(AppsService).setScopes(TEST_ADMIN, hooksOnly.clientId, 'webhooks:write orders:read');
       await createOrder(s);
       await hooksAt(watching.path, 1);
     });

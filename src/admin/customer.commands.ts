@@ -1,4 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { currentAdmin } from '../common/admin-context.js';
 import { toCustomerDto } from '../customers/customer.mapper.js';
 import { CustomerVerification } from '../customers/customer-verification.service.js';
 import {
@@ -26,7 +27,11 @@ export class CustomerVerifyCommand extends AdminCommand<VerifyOptions> {
   protected async execute(o: VerifyOptions): Promise<CommandOutput> {
     requireOptions(o, ['tenant', 'email']);
     const tenantId = positiveInt('tenant', o.tenant!);
-    const { customer, linkedOrders } = await this.verification.verifyByStaff(tenantId, o.email!);
+    const { customer, linkedOrders } = await this.verification.verifyByStaff(
+      currentAdmin(),
+      tenantId,
+      o.email!,
+    );
     return {
       json: { customer: toCustomerDto(customer), linked_orders: linkedOrders },
       text: `customer ${customer.id} (${customer.email}) verified; ${linkedOrders} earlier order(s) linked`,

@@ -1,7 +1,6 @@
-import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { CredentialsEvents } from '../auth/credentials-events.service.js';
+import type { Db } from '../database/sql/db.js';
 import { CustomersRepository } from './customers.repository.js';
 
 /**
@@ -16,16 +15,11 @@ export class CustomerSessions {
     private readonly credentials: CredentialsEvents,
   ) {}
 
-  /** Every live session of the customer except `keep`; in the caller's transaction. */
-  async endAll(
-    m: EntityManager,
-    tenantId: number,
-    customerId: number,
-    keep?: string,
-  ): Promise<number> {
-    const revoked = await this.customers.revokeSessionsOf(m, tenantId, customerId, keep);
+  /** Every live session of the customer except `keep`; in the caller's unit of work. */
+  async endAll(db: Db, tenantId: number, customerId: number, keep?: string): Promise<number> {
+    const revoked = await this.customers.revokeSessionsOf(db.tenant(tenantId), customerId, keep);
     for (const session of revoked) {
-      await this.credentials.publish(new Db(m), {
+      await this.credentials.publish(db, {
         kind: 'session',
         id: session.id,
         expiresAt: session.expires_at.getTime(),

@@ -42,12 +42,13 @@ export class CustomerTickets {
 
   async issue(ctx: AppContext, type: TicketType, email: string): Promise<TicketDto> {
     const token = generateTicketToken();
-    return this.transactions.runWithManager(async (m) => {
-      const customer = await this.customers.byEmail(m, ctx.tenantId, email);
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      const customer = await this.customers.byEmail(tenant, email);
       if (!customer) throw new AppError('not_found', 'No customer with this email in the tenant');
       // Concurrent requests for tickets take turns, so exactly one ticket of a type is left.
-      await this.customers.lockForUpdate(m, ctx.tenantId, customer.id);
-      const { expires_at } = await this.tickets.replace(m, ctx.tenantId, {
+      await this.customers.lockForUpdate(tenant, customer.id);
+      const { expires_at } = await this.tickets.replace(tenant, {
         customerId: customer.id,
         type,
         tokenHash: hashTicketToken(token, this.secrets.pepper),
@@ -60,15 +61,14 @@ export class CustomerTickets {
   /** Verifies the email and links the earlier unlinked orders, in one transaction. */
   verifyEmail(ctx: AppContext, token: string): Promise<CustomerDto> {
     const tokenHash = this.hashOf(token);
-    return this.transactions.runWithManager(async (m) => {
+    return this.transactions.run(async (db) => {
       const customerId = await this.tickets.redeem(
-        m,
-        ctx.tenantId,
+        db.tenant(ctx.tenantId),
         'email_verification',
         tokenHash,
       );
       if (customerId === undefined) throw invalidTicket();
-      const { customer } = await this.verification.verify(m, ctx.tenantId, customerId);
+      const { customer } = await this.verification.verify(db, ctx.tenantId, customerId);
       return toCustomerDto(customer);
     });
   }
@@ -82,21 +82,21 @@ export class CustomerTickets {
     // A bad token costs no argon2; the hash is made outside the transaction, which then
     // only redeems (exactly one concurrent redemption wins) and writes.
     const valid = await this.tickets.peek(
-      this.transactions.legacyManager,
-      ctx.tenantId,
+      this.transactions.db.tenant(ctx.tenantId),
       'password_reset',
       tokenHash,
     );
     if (valid === undefined) throw invalidTicket();
     const passwordHash = await this.passwords.hash(ctx, password);
-    const customer = await this.transactions.runWithManager(async (m) => {
-      const customerId = await this.tickets.redeem(m, ctx.tenantId, 'password_reset', tokenHash);
+    const customer = await this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      const customerId = await this.tickets.redeem(tenant, 'password_reset', tokenHash);
       if (customerId === undefined) throw invalidTicket();
       // Held until commit: a login or change racing the reset waits, then sees the new hash.
-      await this.customers.lockForUpdate(m, ctx.tenantId, customerId);
-      await this.customers.setPasswordHash(m, ctx.tenantId, customerId, passwordHash);
-      await this.sessions.endAll(m, ctx.tenantId, customerId);
-      return this.customers.byId(m, ctx.tenantId, customerId);
+      await this.customers.lockForUpdate(tenant, customerId);
+      await this.customers.setPasswordHash(tenant, customerId, passwordHash);
+      await this.sessions.endAll(db, ctx.tenantId, customerId);
+      return this.customers.byId(tenant, customerId);
     });
     if (!customer) throw invalidTicket();
     await this.limiter.clear(this.failuresPerEmail, emailKey(ctx.tenantId, customer.email_key));

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import type { AdminContext } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { Transactions } from '../common/transactions.js';
-import { legacyTenantSql } from '../database/sql/db.js';
+import type { Db } from '../database/sql/db.js';
 import { OrderWriter } from '../orders/order-writer.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';
 
@@ -18,24 +18,25 @@ export class CustomerVerification {
     private readonly customers: CustomersRepository,
     private readonly orders: OrderWriter,
     private readonly transactions: Transactions,
-    private readonly audit: AuditService,
+    private readonly audit: AuditRepository,
   ) {}
 
   /**
    * Support staff checked the address by other means (CLI `customer verify`): the same
-   * verification and linking, with an audit record, in one transaction.
+   * verification and linking, with an audit record naming `admin`, in one unit of work.
    */
   verifyByStaff(
+    admin: AdminContext,
     tenantId: number,
     email: string,
   ): Promise<{ customer: CustomerRow; linkedOrders: number }> {
-    return this.transactions.runWithManager(async (m) => {
-      const found = await this.customers.byEmail(m, tenantId, email);
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(tenantId);
+      const found = await this.customers.byEmail(tenant, email);
       if (!found)
         throw new AppError('not_found', `no customer with this email in tenant ${tenantId}`);
-      const result = await this.verify(m, tenantId, found.id);
-      await this.audit.record({
-        tenantId,
+      const result = await this.verify(db, tenantId, found.id);
+      await this.audit.record(tenant, admin, {
         action: 'customer.verify',
         targetType: 'customer',
         targetId: found.id,
@@ -45,18 +46,16 @@ export class CustomerVerification {
     });
   }
 
+  /** In the caller's unit of work. */
   async verify(
-    m: EntityManager,
+    db: Db,
     tenantId: number,
     customerId: number,
   ): Promise<{ customer: CustomerRow; linkedOrders: number }> {
-    const customer = await this.customers.markVerified(m, tenantId, customerId);
+    const tenant = db.tenant(tenantId);
+    const customer = await this.customers.markVerified(tenant, customerId);
     if (!customer) throw new AppError('not_found', 'customer not found');
-    const linkedOrders = await this.orders.linkToCustomer(
-      legacyTenantSql(m, tenantId),
-      customer.id,
-      customer.email,
-    );
+    const linkedOrders = await this.orders.linkToCustomer(tenant, customer.id, customer.email);
     return { customer, linkedOrders };
   }
 }

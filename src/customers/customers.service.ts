@@ -8,7 +8,6 @@ import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.servic
 import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { Db, legacyTenantSql } from '../database/sql/db.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toCustomerDto } from './customer.mapper.js';
 import { CustomerSessions } from './customer-sessions.service.js';
@@ -69,11 +68,13 @@ export class CustomersService implements OnModuleInit {
     if (customerIp !== undefined) {
       await this.limiter.reserve(this.registrationsPerCustomerIp, `${ctx.tenantId}:${customerIp}`);
     }
-    const m = this.transactions.legacyManager;
-    if (await this.customers.byEmail(m, ctx.tenantId, dto.email)) throw emailTaken();
+    if (await this.customers.byEmail(this.transactions.db.tenant(ctx.tenantId), dto.email)) {
+      throw emailTaken();
+    }
     const passwordHash = await this.passwords.hash(ctx, dto.password);
-    return this.transactions.runWithManager(async (tx) => {
-      const row = await this.customers.insert(tx, ctx.tenantId, {
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      const row = await this.customers.insert(tenant, {
         name: dto.name,
         email: dto.email,
         phone: dto.phone,
@@ -82,9 +83,7 @@ export class CustomersService implements OnModuleInit {
       // Registered by a concurrent request between the check and the insert.
       if (!row) throw emailTaken();
       const customer = toCustomerDto(row);
-      await this.events.append(legacyTenantSql(tx, ctx.tenantId), [
-        { type: 'customer.created', data: { object: customer } },
-      ]);
+      await this.events.append(tenant, [{ type: 'customer.created', data: { object: customer } }]);
       return customer;
     });
   }
@@ -102,8 +101,7 @@ export class CustomersService implements OnModuleInit {
     customerIp: string | undefined,
   ): Promise<LoginResponseDto> {
     const lookup = await this.customers.lookupForLogin(
-      this.transactions.legacyManager,
-      ctx.tenantId,
+      this.transactions.db.tenant(ctx.tenantId),
       dto.email,
     );
     const reservations: Reservation[] = [
@@ -135,8 +133,7 @@ export class CustomersService implements OnModuleInit {
 
   async me(ctx: CustomerContext): Promise<CustomerDto> {
     const row = await this.customers.byId(
-      this.transactions.legacyManager,
-      ctx.tenantId,
+      this.transactions.db.tenant(ctx.tenantId),
       ctx.customerId,
     );
     if (!row) throw new AppError('not_found', 'customer not found');
@@ -149,8 +146,7 @@ export class CustomersService implements OnModuleInit {
    */
   async changePassword(ctx: CustomerContext, dto: ChangePasswordDto): Promise<void> {
     const customer = await this.customers.byId(
-      this.transactions.legacyManager,
-      ctx.tenantId,
+      this.transactions.db.tenant(ctx.tenantId),
       ctx.customerId,
     );
     if (!customer) throw new AppError('not_found', 'customer not found');
@@ -172,17 +168,17 @@ export class CustomersService implements OnModuleInit {
     }
     await this.refundAll(reservation);
     const passwordHash = await this.passwords.hash(ctx, dto.new_password);
-    await this.transactions.runWithManager(async (m) => {
+    await this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
       // A reset or logout-all may have committed while the passwords were hashed: this
       // session must still be live and the password still the one verified, or nothing.
-      if (!(await this.customers.sessionIsLive(m, ctx.tenantId, ctx.tokenId))) {
+      if (!(await this.customers.sessionIsLive(tenant, ctx.tokenId))) {
         throw new AppError('unauthenticated', 'The session has ended', {
           headers: { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' },
         });
       }
       const changed = await this.customers.replacePasswordHash(
-        m,
-        ctx.tenantId,
+        tenant,
         customer.id,
         customer.password_hash,
         passwordHash,
@@ -192,23 +188,21 @@ export class CustomersService implements OnModuleInit {
           details: [{ field: 'current_password', message: 'is not the current password' }],
         });
       }
-      await this.sessions.endAll(m, ctx.tenantId, customer.id, ctx.tokenId);
+      await this.sessions.endAll(db, ctx.tenantId, customer.id, ctx.tokenId);
     });
   }
 
   /** Ends every session of the customer, this one included, on every instance. */
   async logoutAll(ctx: CustomerContext): Promise<void> {
-    await this.transactions.runWithManager((m) =>
-      this.sessions.endAll(m, ctx.tenantId, ctx.customerId),
-    );
+    await this.transactions.run((db) => this.sessions.endAll(db, ctx.tenantId, ctx.customerId));
   }
 
   /** Kills this session on every instance (NOTIFY at commit). */
   async logout(ctx: CustomerContext): Promise<void> {
-    await this.transactions.runWithManager(async (m) => {
-      const expiresAt = await this.customers.revokeSession(m, ctx.tenantId, ctx.tokenId);
+    await this.transactions.run(async (db) => {
+      const expiresAt = await this.customers.revokeSession(db.tenant(ctx.tenantId), ctx.tokenId);
       if (expiresAt) {
-        await this.credentials.publish(new Db(m), {
+        await this.credentials.publish(db, {
           kind: 'session',
           id: ctx.tokenId,
           expiresAt: expiresAt.getTime(),
@@ -222,19 +216,11 @@ export class CustomersService implements OnModuleInit {
     customer: CustomerRow,
     password: string,
   ): Promise<LoginResponseDto> {
-    const m = this.transactions.legacyManager;
+    const tenant = this.transactions.db.tenant(ctx.tenantId);
     let passwordHash = customer.password_hash;
     if (this.passwords.needsRehash(passwordHash)) {
       const stronger = await this.passwords.hash(ctx, password);
-      if (
-        await this.customers.replacePasswordHash(
-          m,
-          ctx.tenantId,
-          customer.id,
-          passwordHash,
-          stronger,
-        )
-      ) {
+      if (await this.customers.replacePasswordHash(tenant, customer.id, passwordHash, stronger)) {
         passwordHash = stronger;
       }
     }
@@ -244,7 +230,7 @@ export class CustomersService implements OnModuleInit {
       scopes: SESSION_SCOPES.filter((s) => ctx.scopes.has(s)),
       ttlSeconds: this.config.CUSTOMER_SESSION_TTL,
     };
-    const opened = await this.customers.insertSession(m, ctx.tenantId, {
+    const opened = await this.customers.insertSession(tenant, {
       ...session,
       appId: ctx.appId,
       passwordHash,

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
+import { EventRetentionRepository } from '../events/event-retention.repository.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { ExpiredRowsRepository } from './expired-rows.repository.js';
 import { Maintenance } from './maintenance.service.js';
 
 @Module({
   imports: [QueueModule, WebhooksModule],
-  providers: [Maintenance],
+  providers: [Maintenance, ExpiredRowsRepository, EventRetentionRepository],
   exports: [Maintenance],
 })
 export class MaintenanceModule {}

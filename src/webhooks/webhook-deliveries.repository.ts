@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { requireTenant } from '../common/tenant-scope.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import type { EventRow } from '../events/events.repository.js';
 import { ENDPOINT_COLUMNS, type EndpointRow } from './webhook-endpoints.repository.js';
 
@@ -32,17 +31,13 @@ export const DISABLE_AFTER_FAILING_DAYS = 5;
  */
 const STREAK_GAP_HOURS = 24;
 
+/** Delivery attempts' SQL on the tenant path ($1 is the tenant). */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  async target(
-    m: EntityManager,
-    tenantId: number,
-    deliveryId: number,
-  ): Promise<DeliveryTarget | undefined> {
-    requireTenant(tenantId);
-    const rows: Array<
+  async target(db: TenantSql, deliveryId: number): Promise<DeliveryTarget | undefined> {
+    const row = await db.first<
       Omit<DeliveryTarget, 'event'> & { event: DeliveryTarget['event'] & { created_at: string } }
-    > = await m.query(
+    >(
       `SELECT d.endpoint_id, ep.app_id, ep.url, ep.secret_ciphertext,
            CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END
              AS previous_secret_ciphertext,
@@ -51,9 +46,8 @@ export class WebhookDeliveriesRepository {
          JOIN webhook_endpoints ep ON ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id
          JOIN events e ON e.tenant_id = d.tenant_id AND e.seq = d.event_seq
          WHERE d.tenant_id = $1 AND d.id = $2`,
-      [tenantId, deliveryId],
+      [deliveryId],
     );
-    const row = rows[0];
     return row && { ...row, event: { ...row.event, created_at: new Date(row.event.created_at) } };
   }
 
@@ -63,14 +57,12 @@ export class WebhookDeliveriesRepository {
    * lease ran out and the attempt was made again): then nothing is written.
    */
   async record(
-    m: EntityManager,
-    tenantId: number,
+    db: TenantSql,
     deliveryId: number,
     attempt: number,
     outcome: AttemptRecord,
   ): Promise<boolean> {
-    requireTenant(tenantId);
-    const rows: unknown[] = await m.query(
+    const rows = await db.rows(
       `WITH recorded AS (
          UPDATE webhook_deliveries SET
            state = $4,
@@ -86,15 +78,7 @@ export class WebhookDeliveriesRepository {
          WHERE $4 = 'succeeded' AND ep.tenant_id = $1 AND ep.id = recorded.endpoint_id
            AND ep.failing_since IS NOT NULL)
        SELECT 1 FROM recorded`,
-      [
-        tenantId,
-        deliveryId,
-        attempt,
-        outcome.state,
-        outcome.statusCode,
-        outcome.error,
-        outcome.retryIn,
-      ],
+      [deliveryId, attempt, outcome.state, outcome.statusCode, outcome.error, outcome.retryIn],
     );
     return rows.length > 0;
   }
@@ -103,33 +87,23 @@ export class WebhookDeliveriesRepository {
    * A failure starts or extends the streak; past DISABLE_AFTER_FAILING_DAYS the endpoint is
    * deactivated. Returns the endpoint when this call disabled it.
    */
-  async endpointFailed(
-    m: EntityManager,
-    tenantId: number,
-    endpointId: number,
-  ): Promise<EndpointRow | undefined> {
-    requireTenant(tenantId);
-    const streak: Array<{ expired: boolean }> = await m.query(
-      `WITH streak AS (
-         UPDATE webhook_endpoints SET
-           failing_since = CASE
-             WHEN failing_since IS NULL OR last_failure_at < now() - make_interval(hours => $4)
-             THEN now() ELSE failing_since END,
-           last_failure_at = now()
-         WHERE tenant_id = $1 AND id = $2
-         RETURNING failing_since <= now() - make_interval(days => $3) AS expired)
-       SELECT * FROM streak`,
-      [tenantId, endpointId, DISABLE_AFTER_FAILING_DAYS, STREAK_GAP_HOURS],
+  async endpointFailed(db: TenantSql, endpointId: number): Promise<EndpointRow | undefined> {
+    const streak = await db.first<{ expired: boolean }>(
+      `UPDATE webhook_endpoints SET
+         failing_since = CASE
+           WHEN failing_since IS NULL OR last_failure_at < now() - make_interval(hours => $4)
+           THEN now() ELSE failing_since END,
+         last_failure_at = now()
+       WHERE tenant_id = $1 AND id = $2
+       RETURNING failing_since <= now() - make_interval(days => $3) AS expired`,
+      [endpointId, DISABLE_AFTER_FAILING_DAYS, STREAK_GAP_HOURS],
     );
-    if (!streak[0]?.expired) return undefined;
-    const rows: EndpointRow[] = await m.query(
-      `WITH disabled AS (
-         UPDATE webhook_endpoints SET active = false, updated_at = now()
-         WHERE tenant_id = $1 AND id = $2 AND active
-         RETURNING ${ENDPOINT_COLUMNS})
-       SELECT * FROM disabled`,
-      [tenantId, endpointId],
+    if (!streak?.expired) return undefined;
+    return db.first<EndpointRow>(
+      `UPDATE webhook_endpoints SET active = false, updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 AND active
+       RETURNING ${ENDPOINT_COLUMNS}`,
+      [endpointId],
     );
-    return rows[0];
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { requireTenant } from '../common/tenant-scope.js';
+import type { CrossTenantSql } from '../database/sql/cross-tenant-sql.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 
 /** How many attempts may be in flight at once, and how long a claim or a wake holds a slot. */
 export interface SlotLimits {
@@ -24,19 +24,72 @@ export type Claim = { kind: 'claimed'; attempt: number } | { kind: 'parked' | 'i
 const TENANT_SLOTS_LOCK = 7_240_104;
 
 /**
+ * Wakes the deliveries in line that the free slots can take: per endpoint the first in the
+ * order they fell due, as many as its free slots, then per tenant the first of those up to
+ * its free slots. `tenants` is the statement's list of tenants (as `tenant_id`), from `$1`;
+ * `$2`..`$4` are the per-tenant and per-endpoint slots and the seconds a wake holds one.
+ */
+function wakeStatement(tenants: string): string {
+  return `WITH tenants AS (${tenants}),
+       taken AS (
+         SELECT d.tenant_id, d.endpoint_id FROM webhook_deliveries d JOIN tenants USING (tenant_id)
+         WHERE d.claimed_until > now() OR d.woken_until > now()),
+       room AS (
+         SELECT ep.tenant_id, ep.id AS endpoint_id, $3 - (
+             SELECT count(*) FROM taken
+             WHERE taken.tenant_id = ep.tenant_id AND taken.endpoint_id = ep.id) AS free
+         FROM webhook_endpoints ep JOIN tenants USING (tenant_id)),
+       candidates AS (
+         SELECT room.tenant_id, c.id, c.next_attempt_at FROM room CROSS JOIN LATERAL (
+           SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+           WHERE d.tenant_id = room.tenant_id AND d.endpoint_id = room.endpoint_id
+             AND d.waiting_since IS NOT NULL AND d.state = 'pending'
+             AND (d.woken_until IS NULL OR d.woken_until <= now())
+           ORDER BY d.next_attempt_at, d.id LIMIT GREATEST(room.free, 0)) c),
+       chosen AS (
+         SELECT tenant_id, id FROM (
+           SELECT tenant_id, id, row_number() OVER (
+               PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS place
+           FROM candidates) ranked
+         WHERE place <= $2 - (SELECT count(*) FROM taken WHERE taken.tenant_id = ranked.tenant_id)),
+       woken AS (
+         UPDATE webhook_deliveries d SET woken_until = now() + make_interval(secs => $4)
+         FROM chosen WHERE d.tenant_id = chosen.tenant_id AND d.id = chosen.id
+         RETURNING d.tenant_id, d.id)
+       SELECT tenant_id AS "tenantId", id AS "deliveryId" FROM woken`;
+}
+
+const WAKE_TENANT = wakeStatement('SELECT $1::bigint AS tenant_id');
+const WAKE_TENANTS = wakeStatement('SELECT DISTINCT unnest($1::bigint[]) AS tenant_id');
+
+/** The advisory lock key of a tenant's slots, from `$1` (a tenant id). */
+const LOCK_TENANT = `SELECT pg_advisory_xact_lock(${TENANT_SLOTS_LOCK}, ($1::bigint % 2147483647)::int)`;
+
+export interface WokenDelivery {
+  tenantId: number;
+  deliveryId: number;
+}
+
+/**
  * Attempt slots in PostgreSQL, so the caps hold across every process. Every statement here
- * that decides about slots runs after `lockTenants` in the same transaction: one decision per
- * tenant at a time, each on a snapshot taken after the previous one committed.
+ * that decides about slots runs after a lock of its tenants in the same transaction: one
+ * decision per tenant at a time, each on a snapshot taken after the previous one committed.
+ * A job knows its tenant (the tenant path); the dispatcher's batch spans tenants (its
+ * cross-tenant path), and so does the recovery's sweep.
  */
 @Injectable()
 export class WebhookDeliverySlotsRepository {
-  /** In ascending order: a transaction holding several (the dispatcher's) cannot deadlock. */
-  async lockTenants(m: EntityManager, tenantIds: number[]): Promise<void> {
-    for (const tenantId of tenantIds) requireTenant(tenantId);
-    await m.query(
-      `SELECT pg_advisory_xact_lock($1, (t % 2147483647)::int)
-       FROM (SELECT DISTINCT unnest($2::bigint[]) AS t ORDER BY 1) sorted`,
-      [TENANT_SLOTS_LOCK, tenantIds],
+  /** Serialises the tenant's slot decisions until the transaction ends. */
+  async lockTenant(db: TenantSql): Promise<void> {
+    await db.rows(LOCK_TENANT);
+  }
+
+  /** The same for several tenants, in ascending order: holders of several cannot deadlock. */
+  async lockTenants(db: CrossTenantSql, tenantIds: number[]): Promise<void> {
+    await db.rows(
+      `SELECT pg_advisory_xact_lock(${TENANT_SLOTS_LOCK}, (t % 2147483647)::int)
+       FROM (SELECT DISTINCT unnest($1::bigint[]) AS t ORDER BY 1) sorted`,
+      [tenantIds],
     );
   }
 
@@ -46,29 +99,25 @@ export class WebhookDeliverySlotsRepository {
    * changes, so no lock is needed. Undefined: not so; `claim` decides under the lock.
    */
   async claimWoken(
-    m: EntityManager,
-    tenantId: number,
+    db: TenantSql,
     deliveryId: number,
     leaseSeconds: number,
   ): Promise<number | undefined> {
-    requireTenant(tenantId);
-    const rows: Array<{ attempts: number }> = await m.query(
-      `WITH claimed AS (
-         UPDATE webhook_deliveries d SET
-           attempts = d.attempts + 1,
-           last_attempt_at = now(),
-           claimed_until = now() + make_interval(secs => $3),
-           waiting_since = NULL,
-           woken_until = NULL
-         FROM webhook_endpoints ep, apps a
-         WHERE d.tenant_id = $1 AND d.id = $2 AND d.state = 'pending' AND d.woken_until > now()
-           AND ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id AND ep.active
-           AND a.tenant_id = ep.tenant_id AND a.id = ep.app_id AND a.active
-         RETURNING d.attempts)
-       SELECT attempts FROM claimed`,
-      [tenantId, deliveryId, leaseSeconds],
+    const row = await db.first<{ attempts: number }>(
+      `UPDATE webhook_deliveries d SET
+         attempts = d.attempts + 1,
+         last_attempt_at = now(),
+         claimed_until = now() + make_interval(secs => $3),
+         waiting_since = NULL,
+         woken_until = NULL
+       FROM webhook_endpoints ep, apps a
+       WHERE d.tenant_id = $1 AND d.id = $2 AND d.state = 'pending' AND d.woken_until > now()
+         AND ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id AND ep.active
+         AND a.tenant_id = ep.tenant_id AND a.id = ep.app_id AND a.active
+       RETURNING d.attempts`,
+      [deliveryId, leaseSeconds],
     );
-    return rows[0]?.attempts;
+    return row?.attempts;
   }
 
   /**
@@ -76,16 +125,9 @@ export class WebhookDeliverySlotsRepository {
    * is free (slots held by others: attempts in flight and woken deliveries); else parks it.
    * A claim counts the attempt at once: every POST made is in `attempts`, even a lost one.
    */
-  async claim(
-    m: EntityManager,
-    tenantId: number,
-    deliveryId: number,
-    limits: SlotLimits,
-  ): Promise<Claim> {
-    requireTenant(tenantId);
-    const rows: Array<{ kind: 'claimed' | 'parked' | 'inactive'; attempts: number }> =
-      await m.query(
-        `WITH me AS (
+  async claim(db: TenantSql, deliveryId: number, limits: SlotLimits): Promise<Claim> {
+    const row = await db.first<{ kind: 'claimed' | 'parked' | 'inactive'; attempts: number }>(
+      `WITH me AS (
            SELECT d.id, d.endpoint_id, ep.active AND a.active AS active
            FROM webhook_deliveries d
            JOIN webhook_endpoints ep ON ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id
@@ -124,83 +166,57 @@ export class WebhookDeliverySlotsRepository {
              AND (d.claimed_until IS NULL OR d.claimed_until <= now())
            RETURNING v.kind, d.attempts)
          SELECT * FROM decided`,
-        [tenantId, deliveryId, limits.perTenant, limits.perEndpoint, limits.leaseSeconds],
-      );
-    const row = rows[0];
+      [deliveryId, limits.perTenant, limits.perEndpoint, limits.leaseSeconds],
+    );
     if (!row) return { kind: 'none' };
     return row.kind === 'claimed' ? { kind: 'claimed', attempt: row.attempts } : { kind: row.kind };
   }
 
-  /**
-   * Wakes the deliveries in line that the free slots can take: per endpoint the first in the
-   * order they fell due, as many as its free slots, then per tenant the first of those up to
-   * its free slots. Their slots are held for them; the caller sends their jobs.
-   */
-  async wake(
-    m: EntityManager,
+  /** Wakes the tenant's line as far as its free slots go (see wakeStatement); after the lock. */
+  wake(db: TenantSql, limits: SlotLimits): Promise<WokenDelivery[]> {
+    return db.rows<WokenDelivery>(WAKE_TENANT, [
+      limits.perTenant,
+      limits.perEndpoint,
+      limits.wakeSeconds,
+    ]);
+  }
+
+  /** The same for the lines of several tenants in one statement; after `lockTenants`. */
+  wakeTenants(
+    db: CrossTenantSql,
     tenantIds: number[],
     limits: SlotLimits,
-  ): Promise<Array<{ tenantId: number; deliveryId: number }>> {
-    for (const tenantId of tenantIds) requireTenant(tenantId);
-    return m.query(
-      `WITH tenants AS (SELECT DISTINCT unnest($1::bigint[]) AS tenant_id),
-       taken AS (
-         SELECT d.tenant_id, d.endpoint_id FROM webhook_deliveries d JOIN tenants USING (tenant_id)
-         WHERE d.claimed_until > now() OR d.woken_until > now()),
-       room AS (
-         SELECT ep.tenant_id, ep.id AS endpoint_id, $3 - (
-             SELECT count(*) FROM taken
-             WHERE taken.tenant_id = ep.tenant_id AND taken.endpoint_id = ep.id) AS free
-         FROM webhook_endpoints ep JOIN tenants USING (tenant_id)),
-       candidates AS (
-         SELECT room.tenant_id, c.id, c.next_attempt_at FROM room CROSS JOIN LATERAL (
-           SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-           WHERE d.tenant_id = room.tenant_id AND d.endpoint_id = room.endpoint_id
-             AND d.waiting_since IS NOT NULL AND d.state = 'pending'
-             AND (d.woken_until IS NULL OR d.woken_until <= now())
-           ORDER BY d.next_attempt_at, d.id LIMIT GREATEST(room.free, 0)) c),
-       chosen AS (
-         SELECT tenant_id, id FROM (
-           SELECT tenant_id, id, row_number() OVER (
-               PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS place
-           FROM candidates) ranked
-         WHERE place <= $2 - (SELECT count(*) FROM taken WHERE taken.tenant_id = ranked.tenant_id)),
-       woken AS (
-         UPDATE webhook_deliveries d SET woken_until = now() + make_interval(secs => $4)
-         FROM chosen WHERE d.tenant_id = chosen.tenant_id AND d.id = chosen.id
-         RETURNING d.tenant_id, d.id)
-       SELECT tenant_id AS "tenantId", id AS "deliveryId" FROM woken`,
-      [tenantIds, limits.perTenant, limits.perEndpoint, limits.wakeSeconds],
-    );
+  ): Promise<WokenDelivery[]> {
+    return db.rows<WokenDelivery>(WAKE_TENANTS, [
+      tenantIds,
+      limits.perTenant,
+      limits.perEndpoint,
+      limits.wakeSeconds,
+    ]);
   }
 
   /**
-   * Cross-tenant, for the periodic recovery: puts in line the pending deliveries nobody will
+   * Every tenant, for the periodic recovery: puts in line the pending deliveries nobody will
    * send (an attempt whose lease ran out, its process dead; a job long overdue, lost), in the
    * place they fell due. Returns how many; `tenantsInLine` then wakes them.
    */
-  async lineUpForgotten(m: EntityManager, overdueSeconds: number): Promise<number> {
-    const expired: Array<{ n: number }> = await m.query(
-      `WITH expired AS (
-         UPDATE webhook_deliveries SET claimed_until = NULL, waiting_since = now()
-         WHERE claimed_until <= now() AND state = 'pending' RETURNING 1)
-       SELECT count(*)::int AS n FROM expired`,
+  async lineUpForgotten(db: CrossTenantSql, overdueSeconds: number): Promise<number> {
+    const expired = await db.count(
+      `UPDATE webhook_deliveries SET claimed_until = NULL, waiting_since = now()
+       WHERE claimed_until <= now() AND state = 'pending'`,
     );
-    const lost: Array<{ n: number }> = await m.query(
-      `WITH lost AS (
-         UPDATE webhook_deliveries SET waiting_since = now()
-         WHERE state = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-           AND waiting_since IS NULL AND claimed_until IS NULL
-         RETURNING 1)
-       SELECT count(*)::int AS n FROM lost`,
+    const lost = await db.count(
+      `UPDATE webhook_deliveries SET waiting_since = now()
+       WHERE state = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+         AND waiting_since IS NULL AND claimed_until IS NULL`,
       [overdueSeconds],
     );
-    return expired[0].n + lost[0].n;
+    return expired + lost;
   }
 
-  /** Cross-tenant, for the periodic recovery: the tenants with deliveries in line. */
-  async tenantsInLine(m: EntityManager): Promise<number[]> {
-    const rows: Array<{ tenant_id: number }> = await m.query(
+  /** Every tenant, for the periodic recovery: the tenants with deliveries in line. */
+  async tenantsInLine(db: CrossTenantSql): Promise<number[]> {
+    const rows = await db.rows<{ tenant_id: number }>(
       'SELECT DISTINCT tenant_id FROM webhook_deliveries WHERE waiting_since IS NOT NULL',
     );
     return rows.map((r) => r.tenant_id);

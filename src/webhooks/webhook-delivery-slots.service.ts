@@ -1,8 +1,7 @@
-import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
+import type { Db } from '../database/sql/db.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
 import {
@@ -56,48 +55,57 @@ export class WebhookDeliverySlots {
   async claim(tenantId: number, deliveryId: number): Promise<Claim> {
     const { leaseSeconds } = this.limits;
     const attempt = await this.slots.claimWoken(
-      this.transactions.legacyManager,
-      tenantId,
+      this.transactions.db.tenant(tenantId),
       deliveryId,
       leaseSeconds,
     );
     if (attempt !== undefined) return { kind: 'claimed', attempt };
-    return this.transactions.runWithManager(async (m) => {
-      await this.slots.lockTenants(m, [tenantId]);
-      const claim = await this.slots.claim(m, tenantId, deliveryId, this.limits);
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(tenantId);
+      await this.slots.lockTenant(tenant);
+      const claim = await this.slots.claim(tenant, deliveryId, this.limits);
       // Parked, inactive, or nothing to claim (a stale job, a deleted endpoint): either way
       // the line may hold a delivery a lapsed or unused slot could take now.
-      if (claim.kind !== 'claimed') await this.wake(m, [tenantId]);
+      if (claim.kind !== 'claimed') await this.wake(db, tenantId);
       return claim;
     });
   }
 
   /**
-   * Before `wake`, in a transaction that freed slots or added to a line: the tenants' other
-   * slot decisions wait for its commit, and the wake's snapshot sees theirs.
+   * Before `wake`, in a unit of work that freed slots or added to the tenant's line: the
+   * tenant's other slot decisions wait for its commit, and the wake's snapshot sees theirs.
    */
-  lock(m: EntityManager, tenantIds: number[]): Promise<void> {
-    return this.slots.lockTenants(m, tenantIds);
+  lock(db: Db, tenantId: number): Promise<void> {
+    return this.slots.lockTenant(db.tenant(tenantId));
   }
 
   /**
-   * After `lock` and the change, in the same transaction: jobs for the next in line. With
-   * `handOff`, the first woken delivery of that tenant gets no job: it is returned for the
-   * caller to claim (if the caller dies first, its held slot lapses and it is woken again).
+   * After `lock` and the change, in the same unit: jobs for the next in the tenant's line.
+   * With `handOff`, the first woken delivery gets no job: it is returned for the caller to
+   * claim (if the caller dies first, its held slot lapses and it is woken again).
    */
-  async wake(
-    m: EntityManager,
-    tenantIds: number[],
-    handOff?: number,
-  ): Promise<DeliveryJob | undefined> {
-    const woken = await this.slots.wake(m, tenantIds, this.limits);
-    const kept = woken.findIndex((w) => w.tenantId === handOff);
-    const jobs = woken.filter((_, i) => i !== kept);
+  async wake(db: Db, tenantId: number, handOff = false): Promise<DeliveryJob | undefined> {
+    const woken = await this.slots.wake(db.tenant(tenantId), this.limits);
+    const kept = handOff ? woken[0] : undefined;
+    await this.enqueue(db, kept ? woken.slice(1) : woken);
+    return kept;
+  }
+
+  /**
+   * The dispatcher's batch: locks the slots of the tenants that got deliveries (every
+   * tenant's batch, its cross-tenant path) and wakes their lines, in the batch's unit.
+   */
+  async wakeDispatched(db: Db, tenantIds: number[]): Promise<void> {
+    const dispatch = db.crossTenant('webhook-dispatch');
+    await this.slots.lockTenants(dispatch, tenantIds);
+    await this.enqueue(db, await this.slots.wakeTenants(dispatch, tenantIds, this.limits));
+  }
+
+  private async enqueue(db: Db, woken: DeliveryJob[]): Promise<void> {
     await this.queue.insertInTransaction(
-      new Db(m),
-      jobs.map((job) => deliveryJob(job, { woken: true })),
+      db,
+      woken.map((job) => deliveryJob(job, { woken: true })),
     );
-    if (jobs.length > 0) this.transactions.afterCommit(() => this.wokenListener());
-    return woken[kept];
+    if (woken.length > 0) this.transactions.afterCommit(() => this.wokenListener());
   }
 }

@@ -95,11 +95,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     const { tenantId, deliveryId } = job;
     const claim = await this.slots.claim(tenantId, deliveryId);
     if (claim.kind !== 'claimed') return undefined;
-    const target = await this.deliveries.target(
-      this.transactions.legacyManager,
-      tenantId,
-      deliveryId,
-    );
+    const target = await this.deliveries.target(this.transactions.db.tenant(tenantId), deliveryId);
     if (!target) return undefined; // deleted with its endpoint meanwhile: nothing to record
     const outcome = await this.send(target);
     // Attempt n failed: the schedule's n-th delay, if it has one.

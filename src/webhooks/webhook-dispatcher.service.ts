@@ -9,6 +9,7 @@ import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { entitlementPairs } from './event-entitlements.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
+import { WebhookDispatchRepository } from './webhook-dispatch.repository.js';
 
 /** Events turned into deliveries per transaction. */
 const BATCH = 500;
@@ -32,6 +33,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly transactions: BackgroundTransactions,
     private readonly config: AppConfig,
     private readonly slots: WebhookDeliverySlots,
+    private readonly dispatch: WebhookDispatchRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -59,43 +61,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private dispatchBatch(): Promise<number> {
-    return this.transactions.runWithManager(async (m) => {
-      const held: Array<{ txid: string; seq: number }> = await m.query(
-        'SELECT txid::text AS txid, seq FROM webhook_dispatch FOR UPDATE SKIP LOCKED',
+    return this.transactions.run(async (db) => {
+      const from = await this.dispatch.holdPosition(db.shared());
+      if (!from) return 0; // another process dispatches
+      const batch = await this.dispatch.fanOut(
+        db.crossTenant('webhook-dispatch'),
+        from,
+        BATCH,
+        entitlementPairs(),
       );
-      if (held.length === 0) return 0; // another process dispatches
-      // The position as parameters: a row comparison with constants is an index condition.
-      const [row]: Array<{ events: number; tenants: number[] }> = await m.query(
-        `WITH batch AS (
-             SELECT e.tenant_id, e.seq, e.txid, e.type, e.app_id, e.created_at
-             FROM events e
-             WHERE (e.txid, e.seq) > ($2::xid8, $3::bigint)
-               AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
-             ORDER BY e.txid, e.seq LIMIT $1),
-           created AS (
-             INSERT INTO webhook_deliveries
-               (tenant_id, endpoint_id, event_seq, next_attempt_at, waiting_since)
-             SELECT b.tenant_id, ep.id, b.seq, now(), now()
-             FROM batch b JOIN webhook_endpoints ep
-               ON ep.tenant_id = b.tenant_id AND ep.active AND b.type = ANY (ep.event_types)
-              AND (b.app_id IS NULL OR b.app_id = ep.app_id) AND ep.created_at <= b.created_at
-             JOIN apps a ON a.tenant_id = ep.tenant_id AND a.id = ep.app_id AND a.active
-             WHERE b.app_id IS NOT NULL OR EXISTS (
-               SELECT 1 FROM unnest($4::text[], $5::text[]) AS g(type, scope)
-               WHERE g.type = b.type AND g.scope = ANY (a.approved_scopes))
-             ON CONFLICT DO NOTHING
-             RETURNING tenant_id),
-           last AS (SELECT txid, seq FROM batch ORDER BY txid DESC, seq DESC LIMIT 1),
-           moved AS (UPDATE webhook_dispatch SET txid = last.txid, seq = last.seq FROM last)
-           SELECT (SELECT count(*)::int FROM batch) AS events,
-             COALESCE((SELECT array_agg(DISTINCT tenant_id) FROM created), '{}') AS tenants`,
-        [BATCH, held[0].txid, held[0].seq, ...entitlementPairs()],
-      );
-      if (row.tenants.length > 0) {
-        await this.slots.lock(m, row.tenants);
-        await this.slots.wake(m, row.tenants);
-      }
-      return row.events;
+      if (batch.last) await this.dispatch.movePosition(db.shared(), batch.last);
+      if (batch.tenants.length > 0) await this.slots.wakeDispatched(db, batch.tenants);
+      return batch.events;
     });
   }
 }

@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { requireTenant } from '../common/tenant-scope.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import type { EventType } from '../outbox/event-types.js';
 import type { DeliveryState } from './dto/webhook-endpoint.dto.js';
-
-/** Whose endpoints: an app's own, within its tenant (another app's are "not found"). */
-export interface EndpointOwner {
-  tenantId: number;
-  appId: number;
-}
 
 export interface EndpointRow {
   id: number;
@@ -50,80 +43,74 @@ export interface EndpointChange {
   description?: string | null;
 }
 
-/** Webhook endpoint and delivery SQL: tenant and app first, in the caller's transaction. */
+/**
+ * Webhook endpoint and delivery SQL on the tenant path ($1 is the tenant); endpoints by their
+ * app (another app's are "not found"), in the caller's unit of work.
+ */
 @Injectable()
 export class WebhookEndpointsRepository {
-  /** Serialises endpoint creation per app, so the per-app maximum holds under concurrency. */
-  async lockApp(m: EntityManager, owner: EndpointOwner): Promise<number> {
-    requireTenant(owner.tenantId);
-    await m.query('SELECT pg_advisory_xact_lock(7240101, $1::int)', [owner.appId]);
-    const rows: Array<{ n: number }> = await m.query(
-      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND app_id = $2',
-      [owner.tenantId, owner.appId],
+  /**
+   * Serialises endpoint creation per app, so the per-app maximum holds under concurrency;
+   * returns how many endpoints the app has.
+   */
+  async lockApp(db: TenantSql, appId: number): Promise<number> {
+    await db.rows(
+      'SELECT pg_advisory_xact_lock(7240101, id::int) FROM apps WHERE tenant_id = $1 AND id = $2',
+      [appId],
     );
-    return rows[0].n;
+    const row = await db.first<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1 AND app_id = $2',
+      [appId],
+    );
+    return row!.n;
   }
 
   async insert(
-    m: EntityManager,
-    owner: EndpointOwner,
+    db: TenantSql,
+    appId: number,
     values: { url: string; eventTypes: EventType[]; description: string | null; secret: Buffer },
   ): Promise<EndpointRow> {
-    const rows: EndpointRow[] = await m.query(
+    const row = await db.first<EndpointRow>(
       `INSERT INTO webhook_endpoints (tenant_id, app_id, url, event_types, description, secret_ciphertext)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ENDPOINT_COLUMNS}`,
-      [
-        owner.tenantId,
-        owner.appId,
-        values.url,
-        values.eventTypes,
-        values.description,
-        values.secret,
-      ],
+      [appId, values.url, values.eventTypes, values.description, values.secret],
     );
-    return rows[0];
+    return row!;
   }
 
-  async list(m: EntityManager, owner: EndpointOwner): Promise<EndpointRow[]> {
-    requireTenant(owner.tenantId);
-    return m.query(
+  list(db: TenantSql, appId: number): Promise<EndpointRow[]> {
+    return db.rows<EndpointRow>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND app_id = $2 ORDER BY id`,
-      [owner.tenantId, owner.appId],
+      [appId],
     );
   }
 
-  async find(m: EntityManager, owner: EndpointOwner, id: number): Promise<EndpointRow | undefined> {
-    requireTenant(owner.tenantId);
-    const rows: EndpointRow[] = await m.query(
+  find(db: TenantSql, appId: number, id: number): Promise<EndpointRow | undefined> {
+    return db.first<EndpointRow>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND app_id = $2 AND id = $3`,
-      [owner.tenantId, owner.appId, id],
+      [appId, id],
     );
-    return rows[0];
   }
 
   /** Applies the given fields; resuming or a new url also clears the failure streak. */
-  async update(
-    m: EntityManager,
-    owner: EndpointOwner,
+  update(
+    db: TenantSql,
+    appId: number,
     id: number,
     change: EndpointChange,
   ): Promise<EndpointRow | undefined> {
-    requireTenant(owner.tenantId);
-    const rows: EndpointRow[] = await m.query(
-      `WITH changed AS (
-         UPDATE webhook_endpoints SET
-           url = COALESCE($4, url),
-           event_types = COALESCE($5, event_types),
-           active = COALESCE($6, active),
-           failing_since = CASE WHEN $6 OR $4::text IS NOT NULL THEN NULL ELSE failing_since END,
-           description = CASE WHEN $7 THEN $8 ELSE description END,
-           updated_at = now()
-         WHERE tenant_id = $1 AND app_id = $2 AND id = $3
-         RETURNING ${ENDPOINT_COLUMNS})
-       SELECT * FROM changed`,
+    return db.first<EndpointRow>(
+      `UPDATE webhook_endpoints SET
+         url = COALESCE($4, url),
+         event_types = COALESCE($5, event_types),
+         active = COALESCE($6, active),
+         failing_since = CASE WHEN $6 OR $4::text IS NOT NULL THEN NULL ELSE failing_since END,
+         description = CASE WHEN $7 THEN $8 ELSE description END,
+         updated_at = now()
+       WHERE tenant_id = $1 AND app_id = $2 AND id = $3
+       RETURNING ${ENDPOINT_COLUMNS}`,
       [
-        owner.tenantId,
-        owner.appId,
+        appId,
         id,
         change.url ?? null,
         change.event_types ?? null,
@@ -132,65 +119,55 @@ export class WebhookEndpointsRepository {
         change.description ?? null,
       ],
     );
-    return rows[0];
   }
 
-  async remove(m: EntityManager, owner: EndpointOwner, id: number): Promise<boolean> {
-    requireTenant(owner.tenantId);
-    const rows: unknown[] = await m.query(
-      `WITH removed AS (
-         DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND app_id = $2 AND id = $3 RETURNING 1)
-       SELECT 1 FROM removed`,
-      [owner.tenantId, owner.appId, id],
+  async remove(db: TenantSql, appId: number, id: number): Promise<boolean> {
+    const removed = await db.count(
+      'DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND app_id = $2 AND id = $3',
+      [appId, id],
     );
-    return rows.length > 0;
+    return removed > 0;
   }
 
   /** The new secret signs from now on; the current one keeps signing until `overlapUntil`. */
-  async rotateSecret(
-    m: EntityManager,
-    owner: EndpointOwner,
+  rotateSecret(
+    db: TenantSql,
+    appId: number,
     id: number,
     secret: Buffer,
     overlapSeconds: number,
   ): Promise<EndpointRow | undefined> {
-    requireTenant(owner.tenantId);
-    const rows: EndpointRow[] = await m.query(
-      `WITH rotated AS (
-         UPDATE webhook_endpoints SET
-           previous_secret_ciphertext = secret_ciphertext,
-           previous_secret_expires_at = now() + make_interval(secs => $5),
-           secret_ciphertext = $4,
-           updated_at = now()
-         WHERE tenant_id = $1 AND app_id = $2 AND id = $3
-         RETURNING ${ENDPOINT_COLUMNS})
-       SELECT * FROM rotated`,
-      [owner.tenantId, owner.appId, id, secret, overlapSeconds],
+    return db.first<EndpointRow>(
+      `UPDATE webhook_endpoints SET
+         previous_secret_ciphertext = secret_ciphertext,
+         previous_secret_expires_at = now() + make_interval(secs => $5),
+         secret_ciphertext = $4,
+         updated_at = now()
+       WHERE tenant_id = $1 AND app_id = $2 AND id = $3
+       RETURNING ${ENDPOINT_COLUMNS}`,
+      [appId, id, secret, overlapSeconds],
     );
-    return rows[0];
   }
 
   async deliveries(
-    m: EntityManager,
-    owner: EndpointOwner,
+    db: TenantSql,
     endpointId: number,
     limit: number,
     offset: number,
   ): Promise<{ rows: DeliveryRow[]; total: number }> {
-    requireTenant(owner.tenantId);
     // One after the other: an expensive request holds one connection at a time (the caps
     // on expensive requests count a place as a connection).
-    const rows = await m.query<DeliveryRow[]>(
+    const rows = await db.rows<DeliveryRow>(
       `${DELIVERY_SELECT}
        WHERE d.tenant_id = $1 AND d.endpoint_id = $2
        ORDER BY d.id DESC LIMIT $3 OFFSET $4`,
-      [owner.tenantId, endpointId, limit, offset],
+      [endpointId, limit, offset],
     );
-    const count = await m.query<Array<{ total: number }>>(
-      `SELECT count(*)::int AS total FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2`,
-      [owner.tenantId, endpointId],
+    const count = await db.first<{ total: number }>(
+      'SELECT count(*)::int AS total FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2',
+      [endpointId],
     );
-    return { rows, total: count[0].total };
+    return { rows, total: count!.total };
   }
 
   /**
@@ -199,39 +176,31 @@ export class WebhookEndpointsRepository {
    * attempt coming: it is left as it is (`requeued` false). Undefined: not this endpoint's.
    */
   async requeue(
-    m: EntityManager,
-    tenantId: number,
+    db: TenantSql,
     endpointId: number,
     deliveryId: number,
   ): Promise<{ requeued: boolean } | undefined> {
-    requireTenant(tenantId);
     // The row lock makes concurrent calls take turns: only the first finds it finished.
-    const rows: Array<{ state: DeliveryState }> = await m.query(
+    const row = await db.first<{ state: DeliveryState }>(
       `SELECT state FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2 AND id = $3
        FOR UPDATE`,
-      [tenantId, endpointId, deliveryId],
+      [endpointId, deliveryId],
     );
-    if (!rows[0]) return undefined;
-    if (rows[0].state === 'pending') return { requeued: false };
-    await m.query(
+    if (!row) return undefined;
+    if (row.state === 'pending') return { requeued: false };
+    await db.count(
       `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now()
        WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, deliveryId],
+      [deliveryId],
     );
     return { requeued: true };
   }
 
-  async delivery(
-    m: EntityManager,
-    tenantId: number,
-    deliveryId: number,
-  ): Promise<DeliveryRow | undefined> {
-    requireTenant(tenantId);
-    const rows: DeliveryRow[] = await m.query(
+  delivery(db: TenantSql, deliveryId: number): Promise<DeliveryRow | undefined> {
+    return db.first<DeliveryRow>(
       `${DELIVERY_SELECT}
        WHERE d.tenant_id = $1 AND d.id = $2`,
-      [tenantId, deliveryId],
+      [deliveryId],
     );
-    return rows[0];
   }
 }

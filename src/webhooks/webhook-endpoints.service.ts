@@ -1,4 +1,3 @@
-import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
@@ -18,7 +17,7 @@ import { SecretBox } from './secret-box.js';
 import { deliveryJob } from './webhook-delivery-job.js';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
 import { toDeliveryDto, toEndpointDto } from './webhook-endpoint.mapper.js';
-import { WebhookEndpointsRepository, type EndpointOwner } from './webhook-endpoints.repository.js';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { newSigningSecret } from './webhook-signature.js';
 import { checkTargetResolves, checkTargetUrl, RefusedTarget } from './webhook-target.js';
 
@@ -46,9 +45,9 @@ export class WebhookEndpointsService {
   ): Promise<WebhookEndpointWithSecretDto> {
     await this.checkUrl(dto.url);
     const secret = newSigningSecret();
-    const row = await this.transactions.runWithManager(async (m) => {
-      const owner = ownerOf(ctx);
-      if ((await this.endpoints.lockApp(m, owner)) >= MAX_ENDPOINTS_PER_APP) {
+    const row = await this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      if ((await this.endpoints.lockApp(tenant, ctx.appId)) >= MAX_ENDPOINTS_PER_APP) {
         throw new AppError(
           'validation_failed',
           `an app may have at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints`,
@@ -59,7 +58,7 @@ export class WebhookEndpointsService {
           },
         );
       }
-      return this.endpoints.insert(m, owner, {
+      return this.endpoints.insert(tenant, ctx.appId, {
         url: dto.url,
         eventTypes: dto.event_types,
         description: dto.description ?? null,
@@ -70,13 +69,12 @@ export class WebhookEndpointsService {
   }
 
   async list(ctx: AppContext): Promise<WebhookEndpointDto[]> {
-    return (await this.endpoints.list(this.transactions.legacyManager, ownerOf(ctx))).map(
-      toEndpointDto,
-    );
+    const rows = await this.endpoints.list(this.transactions.db.tenant(ctx.tenantId), ctx.appId);
+    return rows.map(toEndpointDto);
   }
 
   async get(ctx: AppContext, id: number): Promise<WebhookEndpointDto> {
-    const row = await this.endpoints.find(this.transactions.legacyManager, ownerOf(ctx), id);
+    const row = await this.endpoints.find(this.transactions.db.tenant(ctx.tenantId), ctx.appId, id);
     if (!row) throw notFound(id);
     return toEndpointDto(row);
   }
@@ -87,21 +85,27 @@ export class WebhookEndpointsService {
     dto: UpdateWebhookEndpointDto,
   ): Promise<WebhookEndpointDto> {
     if (dto.url !== undefined) await this.checkUrl(dto.url);
-    const row = await this.endpoints.update(this.transactions.legacyManager, ownerOf(ctx), id, dto);
+    const row = await this.endpoints.update(
+      this.transactions.db.tenant(ctx.tenantId),
+      ctx.appId,
+      id,
+      dto,
+    );
     if (!row) throw notFound(id);
     return toEndpointDto(row);
   }
 
   async remove(ctx: AppContext, id: number): Promise<void> {
-    if (!(await this.endpoints.remove(this.transactions.legacyManager, ownerOf(ctx), id)))
+    if (!(await this.endpoints.remove(this.transactions.db.tenant(ctx.tenantId), ctx.appId, id))) {
       throw notFound(id);
+    }
   }
 
   async rotateSecret(ctx: AppContext, id: number): Promise<WebhookEndpointWithSecretDto> {
     const secret = newSigningSecret();
     const row = await this.endpoints.rotateSecret(
-      this.transactions.legacyManager,
-      ownerOf(ctx),
+      this.transactions.db.tenant(ctx.tenantId),
+      ctx.appId,
       id,
       this.box.seal(secret),
       SECRET_OVERLAP_SECONDS,
@@ -120,12 +124,10 @@ export class WebhookEndpointsService {
     id: number,
     query: PageQuery,
   ): Promise<Page<WebhookDeliveryDto>> {
-    const m = this.transactions.legacyManager;
-    const owner = ownerOf(ctx);
-    if (!(await this.endpoints.find(m, owner, id))) throw notFound(id);
+    const tenant = this.transactions.db.tenant(ctx.tenantId);
+    if (!(await this.endpoints.find(tenant, ctx.appId, id))) throw notFound(id);
     const { rows, total } = await this.endpoints.deliveries(
-      m,
-      owner,
+      tenant,
       id,
       query.limit,
       offsetOf(query),
@@ -139,18 +141,18 @@ export class WebhookEndpointsService {
    * attempt, however many times this is asked.
    */
   async redeliver(ctx: AppContext, id: number, deliveryId: number): Promise<WebhookDeliveryDto> {
-    return this.transactions.runWithManager(async (m) => {
-      const owner = ownerOf(ctx);
-      if (!(await this.endpoints.find(m, owner, id))) throw notFound(id);
-      const requeue = await this.endpoints.requeue(m, ctx.tenantId, id, deliveryId);
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      if (!(await this.endpoints.find(tenant, ctx.appId, id))) throw notFound(id);
+      const requeue = await this.endpoints.requeue(tenant, id, deliveryId);
       if (!requeue) throw new AppError('not_found', `delivery ${deliveryId} not found`);
       if (requeue.requeued) {
-        await this.queue.insertInTransaction(new Db(m), [
+        await this.queue.insertInTransaction(db, [
           deliveryJob({ tenantId: ctx.tenantId, deliveryId }),
         ]);
         this.transactions.afterCommit(() => this.worker.wake()); // sent at once, not at a poll
       }
-      return toDeliveryDto((await this.endpoints.delivery(m, ctx.tenantId, deliveryId))!);
+      return toDeliveryDto((await this.endpoints.delivery(tenant, deliveryId))!);
     });
   }
 
@@ -169,10 +171,6 @@ export class WebhookEndpointsService {
       });
     }
   }
-}
-
-function ownerOf(ctx: AppContext): EndpointOwner {
-  return { tenantId: ctx.tenantId, appId: ctx.appId };
 }
 
 function notFound(id: number): AppError {

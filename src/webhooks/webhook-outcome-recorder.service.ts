@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { BackgroundTransactions } from '../common/background-transactions.js';
-import { Db, legacyTenantSql } from '../database/sql/db.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
@@ -40,29 +39,30 @@ export class WebhookOutcomeRecorder {
     outcome: AttemptRecord,
     handOff: boolean,
   ): Promise<DeliveryJob | undefined> {
-    return this.transactions.runWithManager(async (m) => {
-      if (await this.deliveries.record(m, tenantId, deliveryId, attempt, outcome)) {
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(tenantId);
+      if (await this.deliveries.record(tenant, deliveryId, attempt, outcome)) {
         if (outcome.retryIn !== null) {
-          await this.queue.insertInTransaction(new Db(m), [
+          await this.queue.insertInTransaction(db, [
             deliveryJob({ tenantId, deliveryId }, { inSeconds: outcome.retryIn }),
           ]);
         }
-        if (outcome.state !== 'succeeded') await this.failed(m, tenantId, endpointId);
+        if (outcome.state !== 'succeeded') await this.failed(tenant, endpointId);
       }
       // Last, so the tenant's lock is held only for the wake and the commit.
-      await this.slots.lock(m, [tenantId]);
-      return this.slots.wake(m, [tenantId], handOff ? tenantId : undefined);
+      await this.slots.lock(db, tenantId);
+      return this.slots.wake(db, tenantId, handOff);
     });
   }
 
-  private async failed(m: EntityManager, tenantId: number, endpointId: number): Promise<void> {
-    const disabled = await this.deliveries.endpointFailed(m, tenantId, endpointId);
+  private async failed(tenant: TenantSql, endpointId: number): Promise<void> {
+    const disabled = await this.deliveries.endpointFailed(tenant, endpointId);
     if (!disabled) return;
     this.logger.warn(
-      { tenantId, endpointId: disabled.id },
+      { tenantId: tenant.tenantId, endpointId: disabled.id },
       'webhook endpoint disabled after 5 days of failures',
     );
-    await this.events.append(legacyTenantSql(m, tenantId), [
+    await this.events.append(tenant, [
       {
         appId: disabled.app_id,
         type: 'endpoint.disabled',

@@ -23,13 +23,13 @@ export class WebhookRecovery {
 
   /** Returns how many deliveries were put back in line. */
   async requeueOverdue(): Promise<number> {
-    const m = this.transactions.legacyManager;
-    const forgotten = await this.repository.lineUpForgotten(m, OVERDUE_SECONDS);
-    // A transaction per tenant: none waits for another's slot decisions.
-    for (const tenantId of await this.repository.tenantsInLine(m)) {
-      await this.transactions.runWithManager(async (tx) => {
-        await this.slots.lock(tx, [tenantId]);
-        await this.slots.wake(tx, [tenantId]);
+    const recovery = this.transactions.db.crossTenant('webhook-recovery');
+    const forgotten = await this.repository.lineUpForgotten(recovery, OVERDUE_SECONDS);
+    // A unit of work per tenant: none waits for another's slot decisions.
+    for (const tenantId of await this.repository.tenantsInLine(recovery)) {
+      await this.transactions.run(async (db) => {
+        await this.slots.lock(db, tenantId);
+        await this.slots.wake(db, tenantId);
       });
     }
     return forgotten;

@@ -7,6 +7,7 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js'
 import { WebhookDeliverySlotsRepository } from './webhook-delivery-slots.repository.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
+import { WebhookDispatchRepository } from './webhook-dispatch.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.service.js';
 import { WebhookOutcomeRecorder } from './webhook-outcome-recorder.service.js';
 import { WebhookRecovery } from './webhook-recovery.service.js';
@@ -29,6 +30,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
     WebhookDeliveriesRepository,
     WebhookDeliverySlotsRepository,
     WebhookDeliverySlots,
+    WebhookDispatchRepository,
     WebhookDispatcher,
     WebhookOutcomeRecorder,
     WebhookDeliveryWorker,

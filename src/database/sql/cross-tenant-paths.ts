@@ -8,6 +8,14 @@ export const CROSS_TENANT_PATHS = {
     'A client_id or a token id names its app before its tenant is known (the token endpoint, ' +
     'the admin CLI, a revocation check), and every instance loads the credentials state of ' +
     'all tenants (revoked tokens and sessions) into its cache.',
+  'webhook-dispatch':
+    "The webhook dispatcher follows one event log of every tenant in commit order: each batch makes the deliveries of every tenant it holds and locks and wakes those tenants' delivery lines in the same unit.",
+  'webhook-recovery':
+    'The periodic webhook recovery finds, in every tenant, the deliveries nobody will send (a lapsed lease, a lost job) and the tenants with deliveries in line, to wake each tenant on its own.',
+  'expired-rows-purge':
+    'Maintenance deletes the expired Idempotency-Keys, app tokens, customer sessions and tickets of every tenant, one statement per table, once per cluster.',
+  'event-retention':
+    "Maintenance deletes the events of every tenant older than the retention and records each tenant's last purged position (the feed's 410 cursor_expired), in bounded batches.",
 } as const satisfies Record<string, string>;
 
 export type CrossTenantPath = keyof typeof CROSS_TENANT_PATHS;

@@ -42,16 +42,8 @@ const NOT_YET_CONVERTED = new Set<string>([
   'src/orders/orders.repository.ts',
   'src/orders/seed-order-batch.ts',
   'src/orders/order-writer.ts',
-  'src/customers/customers.repository.ts',
-  'src/customers/customer-tickets.repository.ts',
   'src/marketplace/imports.repository.ts',
   'src/marketplace/import-processor.service.ts',
-  'src/webhooks/webhook-endpoints.repository.ts',
-  'src/webhooks/webhook-deliveries.repository.ts',
-  'src/webhooks/webhook-delivery-slots.repository.ts',
-  'src/webhooks/webhook-dispatcher.service.ts',
-  'src/events/event-retention.ts',
-  'src/maintenance/expired-rows.ts',
   'src/seed/order-seeder.service.ts',
 ]);
 
