@@ -12,6 +12,6 @@ export async function inspectionDataSource(url: string): Promise<DataSource> {
   const dataSource = new DataSource({
     ...options,
     extra: { ...(options.extra as object), Client: pg.Client },
-  } as typeof options);
+  });
   return dataSource.initialize();
 }

@@ -18,9 +18,9 @@ export class CrossTenantSql extends SqlRunner {
   ) {
     super(manager, assertOpen);
     if (!Object.hasOwn(CROSS_TENANT_PATHS, path)) {
-      throw new Error(`"${String(path)}" is not an allow-listed cross-tenant path`);
+      throw new Error(`"${path}" is not an allow-listed cross-tenant path`);
     }
-    this.mark = `${CROSS_TENANT_MARK}${String(path)} */ `;
+    this.mark = `${CROSS_TENANT_MARK}${path} */ `;
   }
 
   protected statement(text: string, values: readonly unknown[]) {
