@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { Idempotency } from './idempotency.service.js';
-import { IdempotencyStore } from './idempotency.store.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
 
 @Module({
-  providers: [IdempotencyStore, Idempotency],
-  exports: [IdempotencyStore, Idempotency],
+  providers: [IdempotencyRepository, Idempotency],
+  exports: [IdempotencyRepository, Idempotency],
 })
 export class IdempotencyModule {}

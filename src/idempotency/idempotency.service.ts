@@ -3,10 +3,11 @@ import { AppError } from '../common/errors/app-error.js';
 import type { HttpResult } from '../common/http/http-result.js';
 import { Transactions } from '../common/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { IdempotencyStore, type IdempotencyScope } from './idempotency.store.js';
+import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository.js';
 
 /** A request that carried an Idempotency-Key (see `@IdempotentRequest()`). */
 export interface IdempotentCall {
+  tenantId: number;
   scope: IdempotencyScope;
   /** SHA-256 of the canonical JSON body. */
   requestHash: Buffer;
@@ -29,7 +30,7 @@ export interface IdempotentResult extends HttpResult {
 @Injectable()
 export class Idempotency {
   constructor(
-    private readonly store: IdempotencyStore,
+    private readonly store: IdempotencyRepository,
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
   ) {}
@@ -40,9 +41,10 @@ export class Idempotency {
   ): Promise<IdempotentResult> {
     if (!call) return { ...(await work()), replayed: false };
     return this.transactions
-      .runWithManager(async (manager): Promise<IdempotentResult> => {
-        if (!(await this.store.tryLock(manager, call.scope))) throw inUse();
-        const stored = await this.store.find(manager, call.scope);
+      .run(async (db): Promise<IdempotentResult> => {
+        const tenant = db.tenant(call.tenantId);
+        if (!(await this.store.tryLock(tenant, call.scope))) throw inUse();
+        const stored = await this.store.find(tenant, call.scope);
         if (stored) {
           if (!stored.requestHash.equals(call.requestHash)) {
             throw new AppError(
@@ -60,7 +62,7 @@ export class Idempotency {
         const fresh = await work();
         if (fresh.status >= 200 && fresh.status < 300) {
           await this.store.save(
-            manager,
+            tenant,
             call.scope,
             call.requestHash,
             fresh,

@@ -38,8 +38,8 @@ export const IdempotentRequest = createParamDecorator(
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
     if (key === undefined) return undefined;
     return {
+      tenantId: request.user.tenantId,
       scope: {
-        tenantId: request.user.tenantId,
         appId: request.user.appId,
         method: request.method,
         path: request.routeOptions.url ?? request.url.split('?')[0],

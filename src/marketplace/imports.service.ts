@@ -1,4 +1,3 @@
-import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
@@ -26,24 +25,20 @@ export class ImportsService {
     dto: ImportOrderDto,
   ): Promise<HttpResult<ImportAckDto | ImportStatusDto>> {
     assertLineTotals(dto);
-    return this.transactions.runWithManager(async (m) => {
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
       const location = statusPath(dto.marketplace, dto.external_order_id);
-      const created = await this.imports.insert(m, ctx.tenantId, ctx.appId, dto);
+      const created = await this.imports.insert(tenant, ctx.appId, dto);
       if (created) {
         const job: ImportJob = { tenantId: ctx.tenantId, importId: created.id };
-        await this.queue.sendInTransaction(new Db(m), IMPORT_QUEUE, job);
+        await this.queue.sendInTransaction(db, IMPORT_QUEUE, job);
         return {
           status: 202,
           headers: { location },
           body: { status: 'queued', external_order_id: dto.external_order_id },
         };
       }
-      const existing = await this.imports.find(
-        m,
-        ctx.tenantId,
-        dto.marketplace,
-        dto.external_order_id,
-      );
+      const existing = await this.imports.find(tenant, dto.marketplace, dto.external_order_id);
       return { status: 200, headers: { location }, body: toStatusDto(existing!) };
     });
   }
@@ -54,8 +49,7 @@ export class ImportsService {
     externalOrderId: string,
   ): Promise<ImportStatusDto> {
     const row = await this.imports.find(
-      this.transactions.legacyManager,
-      ctx.tenantId,
+      this.transactions.db.tenant(ctx.tenantId),
       marketplace,
       externalOrderId,
     );

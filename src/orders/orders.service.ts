@@ -5,13 +5,13 @@ import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
 import type { EventDto } from '../events/dto/event.dto.js';
 import { toEventDto } from '../events/event.mapper.js';
-import { legacyTenantSql } from '../database/sql/db.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
 import { toOrderDto } from './order.mapper.js';
-import { orderScopeOf, tenantScope } from './order-scope.js';
+import { OrderCatalogRepository } from './order-catalog.repository.js';
+import { orderScopeOf, WHOLE_TENANT_SCOPE } from './order-scope.js';
 import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
 import { OrderWriter } from './order-writer.js';
 import { OrdersRepository } from './orders.repository.js';
@@ -27,6 +27,7 @@ export interface StatusActor {
 export class OrdersService {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly catalog: OrderCatalogRepository,
     private readonly writer: OrderWriter,
     private readonly transactions: Transactions,
     private readonly events: OutboxRepository,
@@ -39,9 +40,9 @@ export class OrdersService {
    * ambient transaction (Idempotency-Key).
    */
   create(ctx: AppContext, dto: CreateOrderDto): Promise<OrderDto> {
-    return this.transactions.runWithManager(async (m) => {
-      const tenantId = ctx.tenantId;
-      const products = await this.orders.activeProducts(m, tenantId, [
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      const products = await this.catalog.activeProducts(tenant, [
         ...new Set(dto.items.map((i) => i.product_id)),
       ]);
       const unknown: ErrorDetail[] = dto.items
@@ -71,8 +72,7 @@ export class OrdersService {
         }),
       );
       const { id, email } = dto.customer;
-      const written = await this.writer.write(m, {
-        tenantId,
+      const written = await this.writer.write(tenant, {
         customer: dto.customer,
         link: id === undefined ? { kind: 'email', email } : { kind: 'id', id },
         shipping: dto.shipping_address,
@@ -88,7 +88,7 @@ export class OrdersService {
   /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */
   async get(ctx: RequestContext, id: number): Promise<OrderDto> {
     const row = await this.orders.findWithItems(
-      this.transactions.legacyManager,
+      this.transactions.db.tenant(ctx.tenantId),
       orderScopeOf(ctx),
       id,
     );
@@ -101,8 +101,9 @@ export class OrdersService {
    * first wins, the others see its result and get 409 if their transition no longer applies.
    */
   changeStatus(by: StatusActor, id: number, to: OrderStatus): Promise<OrderDto> {
-    return this.transactions.runWithManager(async (m) => {
-      const current = await this.orders.find(m, tenantScope(by.tenantId), id, true);
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(by.tenantId);
+      const current = await this.orders.find(tenant, WHOLE_TENANT_SCOPE, id, true);
       if (!current) throw notFound(id);
       if (!canTransition(current.status, to)) {
         const allowed = ORDER_TRANSITIONS[current.status];
@@ -119,9 +120,9 @@ export class OrdersService {
           },
         );
       }
-      const row = await this.orders.setStatus(m, by.tenantId, id, current.status, to, by.actor);
+      const row = await this.orders.setStatus(tenant, id, current.status, to, by.actor);
       const order = toOrderDto(row, row.items ?? []);
-      await this.events.append(legacyTenantSql(m, by.tenantId), [
+      await this.events.append(tenant, [
         {
           type: 'order.status_changed',
           orderId: id,
@@ -135,10 +136,10 @@ export class OrdersService {
   /** The order's events, oldest first; an unknown or foreign order is 404. An expensive request. */
   timeline(ctx: AppContext, id: number): Promise<EventDto[]> {
     return this.expensive.run(ctx, async () => {
-      const m = this.transactions.legacyManager;
+      const tenant = this.transactions.db.tenant(ctx.tenantId);
       // One after the other: one connection at a time, as the caps count it.
-      if (!(await this.orders.find(m, tenantScope(ctx.tenantId), id))) throw notFound(id);
-      const events = await this.eventsRepository.ofOrder(m, ctx.tenantId, id);
+      if (!(await this.orders.find(tenant, WHOLE_TENANT_SCOPE, id))) throw notFound(id);
+      const events = await this.eventsRepository.ofOrder(tenant, id);
       return events.map(toEventDto);
     });
   }
