@@ -5,10 +5,10 @@ import { toMinorUnits } from '../common/money.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { OrderCatalogRepository } from '../orders/order-catalog.repository.js';
+import { orderDraft } from '../orders/order-draft.js';
 import { OrderWriter } from '../orders/order-writer.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
 import { toStatusDto } from './import-status.mapper.js';
-import { priceLines } from '../orders/pricing.js';
 import type { ImportOrderDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
 import { ImportsRepository } from './imports.repository.js';
@@ -77,30 +77,24 @@ export class ImportProcessor {
       tenant,
       p.items.map((i) => i.sku),
     );
-    const priced = priceLines(
-      p.items.map((item) => ({
+    const draft = orderDraft({
+      customer: p.customer,
+      shipping: p.shipping_address,
+      lines: p.items.map((item) => ({
         productId: productBySku.get(item.sku) ?? null,
         sku: item.sku,
         name: item.name,
         quantity: item.quantity,
         unitPriceMinor: toMinorUnits(item.unit_price)!,
       })),
-    );
-    const written = await this.writer.write(tenant, {
-      customer: p.customer,
-      link:
-        p.customer.id === undefined
-          ? { kind: 'email', email: p.customer.email }
-          : { kind: 'id-or-email', id: p.customer.id, email: p.customer.email },
-      shipping: p.shipping_address,
-      lines: priced.lines,
-      totalMinor: priced.totalMinor,
-      source: 'marketplace',
-      marketplace: p.marketplace,
-      externalOrderId: p.external_order_id,
+      origin: {
+        source: 'marketplace',
+        marketplace: p.marketplace,
+        externalOrderId: p.external_order_id,
+      },
       appId,
     });
-    return written.order.id;
+    return (await this.writer.write(tenant, draft)).id;
   }
 }
 

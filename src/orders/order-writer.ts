@@ -4,6 +4,7 @@ import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import type { OrderDraft } from './order-draft.js';
 import { toOrderDto } from './order.mapper.js';
+import type { OrderDto } from './dto/order.dto.js';
 import { OrdersRepository, type WrittenOrder } from './orders.repository.js';
 
 /** PostgreSQL's name for the orders → customers foreign key. */
@@ -22,7 +23,8 @@ export class OrderWriter {
     private readonly events: OutboxRepository,
   ) {}
 
-  async write(db: TenantSql, draft: OrderDraft): Promise<WrittenOrder> {
+  /** The order as the API shows it, mapped once: for its event and for the caller. */
+  async write(db: TenantSql, draft: OrderDraft): Promise<OrderDto> {
     const { link } = draft;
     let written: WrittenOrder | undefined;
     try {
@@ -37,14 +39,11 @@ export class OrderWriter {
       throw error;
     }
     if (!written) throw new Error(`tenant ${db.tenantId} does not exist`);
+    const order = toOrderDto(written.order, written.items);
     await this.events.append(db, [
-      {
-        type: 'order.created',
-        orderId: written.order.id,
-        data: { object: toOrderDto(written.order, written.items) },
-      },
+      { type: 'order.created', orderId: order.id, data: { object: order } },
     ]);
-    return written;
+    return order;
   }
 
   /**

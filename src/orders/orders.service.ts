@@ -11,11 +11,11 @@ import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
 import { toOrderDto } from './order.mapper.js';
 import { OrderCatalogRepository } from './order-catalog.repository.js';
+import { orderDraft } from './order-draft.js';
 import { orderScopeOf, WHOLE_TENANT_SCOPE } from './order-scope.js';
 import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
 import { OrderWriter } from './order-writer.js';
 import { OrdersRepository } from './orders.repository.js';
-import { priceLines } from './pricing.js';
 
 /** Who changes a status: an app through the API, or an admin through the CLI. */
 export interface StatusActor {
@@ -37,7 +37,7 @@ export class OrdersService {
 
   /**
    * Prices from the active catalog now; then the order writer's one statement. Joins an
-   * ambient transaction (Idempotency-Key).
+   * ambient unit of work (Idempotency-Key).
    */
   create(ctx: AppContext, dto: CreateOrderDto): Promise<OrderDto> {
     return this.transactions.run(async (db) => {
@@ -59,8 +59,10 @@ export class OrdersService {
           { details: unknown },
         );
       }
-      const priced = priceLines(
-        dto.items.map((item) => {
+      const draft = orderDraft({
+        customer: dto.customer,
+        shipping: dto.shipping_address,
+        lines: dto.items.map((item) => {
           const product = products.get(item.product_id)!;
           return {
             productId: item.product_id,
@@ -70,18 +72,10 @@ export class OrdersService {
             unitPriceMinor: product.price_minor,
           };
         }),
-      );
-      const { id, email } = dto.customer;
-      const written = await this.writer.write(tenant, {
-        customer: dto.customer,
-        link: id === undefined ? { kind: 'email', email } : { kind: 'id', id },
-        shipping: dto.shipping_address,
-        lines: priced.lines,
-        totalMinor: priced.totalMinor,
-        source: 'api',
+        origin: { source: 'api' },
         appId: ctx.appId,
       });
-      return toOrderDto(written.order, written.items);
+      return this.writer.write(tenant, draft);
     });
   }
 
