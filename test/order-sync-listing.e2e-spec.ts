@@ -579,11 +579,7 @@ describe('sync-grade order listing', () => {
           shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
           items: [{ product_id: shop.product, quantity: 1 }],
         });
-        const changed = await service.changeStatus(
-          { tenantId: shop.tenantId, actor: 'test' },
-          early[0].id,
-          'paid',
-        );
+        const changed = await service.changeStatus(ctx, early[0].id, 'paid');
         wrote();
         await released;
         return { order, changed };

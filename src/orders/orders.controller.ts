@@ -153,14 +153,10 @@ export class OrdersController {
     invalid_transition: 'not allowed from the current status (a repeated change also answers 409)',
   })
   changeStatus(
-    @Ctx() ctx: RequestContext,
+    @AppCtx() ctx: AppContext,
     @IdParam() id: number,
     @Body(validated) dto: ChangeStatusDto,
   ): Promise<OrderDto> {
-    return this.orders.changeStatus(
-      { tenantId: ctx.tenantId, actor: `app:${ctx.clientId}` },
-      id,
-      dto.status,
-    );
+    return this.orders.changeStatus(ctx, id, dto.status);
   }
 }

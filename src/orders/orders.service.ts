@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { AuditRepository } from '../audit/audit.repository.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
+import type { AdminContext } from '../common/admin-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
@@ -17,12 +19,6 @@ import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-stat
 import { OrderWriter } from './order-writer.js';
 import { OrdersRepository } from './orders.repository.js';
 
-/** Who changes a status: an app through the API, or an admin through the CLI. */
-export interface StatusActor {
-  tenantId: number;
-  actor: string;
-}
-
 @Injectable()
 export class OrdersService {
   constructor(
@@ -33,6 +29,7 @@ export class OrdersService {
     private readonly events: OutboxRepository,
     private readonly eventsRepository: EventsRepository,
     private readonly expensive: ExpensiveRequests,
+    private readonly audit: AuditRepository,
   ) {}
 
   /**
@@ -91,12 +88,31 @@ export class OrdersService {
   }
 
   /**
-   * The row is locked for the check and the update, so concurrent changes serialise: the
-   * first wins, the others see its result and get 409 if their transition no longer applies.
+   * A status change: by an app through the API (actor `app:<client_id>`), or by an admin
+   * through the CLI, naming the tenant (actor the admin, and an `order.set_status` audit row).
+   * The change, its history row, its `order.status_changed` event and the audit row commit in
+   * one unit of work, or none of them. The row is locked for the check and the update, so
+   * concurrent changes serialise: the first wins, the others see its result and get 409 if
+   * their transition no longer applies.
    */
-  changeStatus(by: StatusActor, id: number, to: OrderStatus): Promise<OrderDto> {
+  changeStatus(ctx: AppContext, id: number, to: OrderStatus): Promise<OrderDto>;
+  changeStatus(
+    admin: AdminContext,
+    tenantId: number,
+    id: number,
+    to: OrderStatus,
+  ): Promise<OrderDto>;
+  changeStatus(
+    ctx: AppContext | AdminContext,
+    ...rest: [number, OrderStatus] | [number, number, OrderStatus]
+  ): Promise<OrderDto> {
+    const [tenantId, id, to] =
+      ctx.kind === 'admin'
+        ? (rest as [number, number, OrderStatus])
+        : [ctx.tenantId, ...(rest as [number, OrderStatus])];
+    const actor = ctx.kind === 'admin' ? ctx.actor : `app:${ctx.clientId}`;
     return this.transactions.run(async (db) => {
-      const tenant = db.tenant(by.tenantId);
+      const tenant = db.tenant(tenantId);
       const current = await this.orders.find(tenant, WHOLE_TENANT_SCOPE, id, true);
       if (!current) throw notFound(id);
       if (!canTransition(current.status, to)) {
@@ -114,7 +130,7 @@ export class OrdersService {
           },
         );
       }
-      const row = await this.orders.setStatus(tenant, id, current.status, to, by.actor);
+      const row = await this.orders.setStatus(tenant, id, current.status, to, actor);
       const order = toOrderDto(row, row.items ?? []);
       await this.events.append(tenant, [
         {
@@ -123,6 +139,14 @@ export class OrdersService {
           data: { object: order, previous_status: current.status },
         },
       ]);
+      if (ctx.kind === 'admin') {
+        await this.audit.record(tenant, ctx, {
+          action: 'order.set_status',
+          targetType: 'order',
+          targetId: id,
+          details: { status: order.status },
+        });
+      }
       return order;
     });
   }
