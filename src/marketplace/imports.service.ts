@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
-import type { HttpResult } from '../common/http/http-result.js';
+import { HttpAnswer } from '../common/http/http-result.js';
 import { toMinorUnits } from '../common/money.js';
 import { Transactions } from '../common/transactions.js';
 import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
@@ -23,7 +23,7 @@ export class ImportsService {
   accept(
     ctx: RequestContext,
     dto: ImportOrderDto,
-  ): Promise<HttpResult<ImportAckDto | ImportStatusDto>> {
+  ): Promise<HttpAnswer<ImportAckDto | ImportStatusDto>> {
     assertLineTotals(dto);
     return this.transactions.run(async (db) => {
       const tenant = db.tenant(ctx.tenantId);
@@ -32,14 +32,11 @@ export class ImportsService {
       if (created) {
         const job: ImportJob = { tenantId: ctx.tenantId, importId: created.id };
         await this.queue.sendInTransaction(db, IMPORT_QUEUE, job);
-        return {
-          status: 202,
-          headers: { location },
-          body: { status: 'queued', external_order_id: dto.external_order_id },
-        };
+        const ack: ImportAckDto = { status: 'queued', external_order_id: dto.external_order_id };
+        return new HttpAnswer(202, ack, { location });
       }
       const existing = await this.imports.find(tenant, dto.marketplace, dto.external_order_id);
-      return { status: 200, headers: { location }, body: toStatusDto(existing!) };
+      return new HttpAnswer(200, toStatusDto(existing!), { location });
     });
   }
 
