@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TenantSql } from '../../src/database/sql/tenant-sql.js';
 import type { OrderDraft } from '../../src/orders/order-draft.js';
 import { OrderCatalogRepository } from '../../src/orders/order-catalog.repository.js';
 import { WHOLE_TENANT_SCOPE } from '../../src/orders/order-scope.js';
@@ -35,7 +36,7 @@ describe('orders and the catalog as orders read it, two tenants', () => {
   });
   afterAll(() => r.close());
 
-  const read = <T>(work: (tenant: ReturnType<typeof tenantA>) => Promise<T>) =>
+  const read = <T>(work: (tenant: TenantSql) => Promise<T>) =>
     r.transactions.run((db) => work(db.tenant(r.tenantA)));
   const tenantA = () => r.transactions.db.tenant(r.tenantA);
 
