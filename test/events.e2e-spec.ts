@@ -61,7 +61,7 @@ describe('event log and change feed', () => {
       expect(paid.status).toBe(200);
       const preparing = await t.app
         .get(OrdersService)
-        .changeStatus({ tenantId: s.tenantId, actor: 'cli:test' }, order.id, 'preparing');
+        .changeStatus({ kind: 'admin', actor: 'cli:test' }, s.tenantId, order.id, 'preparing');
       // A refused transition changes nothing and writes nothing.
       const refused = await t.http
         .post(`/v1/orders/${order.id}/status`)
@@ -344,7 +344,8 @@ describe('event log and change feed', () => {
       const wroteEvent = new Promise<void>((resolve) => (written = resolve));
       const held = t.app.get(Transactions).run(async () => {
         const changed = await orders.changeStatus(
-          { tenantId: s.tenantId, actor: 'test' },
+          { kind: 'admin', actor: 'cli:test' },
+          s.tenantId,
           firstOrder.id,
           'paid',
         );

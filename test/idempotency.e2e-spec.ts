@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Maintenance } from '../src/maintenance/maintenance.service.js';
-import { IdempotencyStore } from '../src/idempotency/idempotency.store.js';
+import { Db } from '../src/database/sql/db.js';
+import { IdempotencyRepository } from '../src/idempotency/idempotency.repository.js';
 import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -97,13 +98,13 @@ describe('Idempotency-Key on POST /v1/orders', () => {
     await runner.startTransaction();
     try {
       const scope = {
-        tenantId,
         appId: client.app.id,
         method: 'POST',
         path: '/v1/orders',
         key: 'in-flight',
       };
-      expect(await t.app.get(IdempotencyStore).tryLock(runner.manager, scope)).toBe(true);
+      const tenant = new Db(runner.manager).tenant(tenantId);
+      expect(await t.app.get(IdempotencyRepository).tryLock(tenant, scope)).toBe(true);
       const res = await post('in-flight');
       expect(res.status).toBe(409);
       expect(res.body.error).toBe('idempotency_key_in_use');

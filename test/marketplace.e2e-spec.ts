@@ -140,6 +140,23 @@ describe('marketplace import', () => {
     expect(orders).toHaveLength(1);
   });
 
+  it('Idempotency-Key on a repeat: the 200 is stored and replayed as it was, a whole JSON answer', async () => {
+    const body = payload();
+    expect((await post(body)).status).toBe(202);
+    const repeat = await post(body, 'import-repeat-key');
+    const again = await post(body, 'import-repeat-key');
+    for (const res of [repeat, again]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.location).toBe(`${IMPORT}/trendyol/${body.external_order_id}`);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+      expect(res.headers['transfer-encoding']).toBeUndefined();
+    }
+    expect(repeat.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(repeat.body);
+  });
+
   it('the same external id on another marketplace is another import', async () => {
     const body = payload();
     expect((await post(body)).status).toBe(202);

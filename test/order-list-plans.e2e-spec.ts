@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  orderCountSql,
-  orderListSql,
-  orderMatchesUpToSql,
-  rangeOf,
-  type OrderListSpec,
-  type PageWindow,
-} from '../src/orders/order-list-query.js';
+import { rangeOf, type OrderListSpec, type PageWindow } from '../src/orders/order-list-query.js';
+import { orderCountSql, orderListSql, orderMatchesUpToSql } from '../src/orders/order-list.sql.js';
 import type { OrderListFilters, OrderListSort } from '../src/orders/order-list-filters.js';
 import { ORDER_STATUSES, type OrderStatus } from '../src/orders/order-status.js';
 import type { OrderScope } from '../src/orders/order-scope.js';
@@ -15,7 +9,7 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 import { prng } from './support/prng.js';
 
 /**
- * The plans of order-list-query.ts for a list sorted by one timestamp and filtered by a range
+ * The plans of order-list.sql.ts for a list sorted by one timestamp and filtered by a range
  * of the other (range-first vs a walk in sort order), and the counters-less-complement total,
  * give exactly what the plain plans give: the same ids in the same order, the same total.
  */
@@ -42,7 +36,7 @@ describe('order list plans', () => {
   beforeAll(async () => {
     t = await createTestApp({ API_RATE_LIMIT_PER_TOKEN: '1000000' });
     shop = await newShop(t);
-    scope = { kind: 'tenant', tenantId: shop.tenantId };
+    scope = { kind: 'tenant' };
     const random = prng(17_650_050);
     // Hour-aligned instants: many orders share one, so ties are broken by id.
     const drafts = Array.from({ length: 240 }, () => {
@@ -84,13 +78,16 @@ describe('order list plans', () => {
 
   async function ids(spec: OrderListSpec, window: PageWindow): Promise<number[]> {
     const { text: sql, params } = orderListSql(scope, spec, 'o.id', window);
-    const found: Array<{ id: number }> = await t.dataSource.query(sql, params);
+    const found: Array<{ id: number }> = await t.dataSource.query(sql, [shop.tenantId, ...params]);
     return found.map((r) => r.id);
   }
 
   async function total(spec: OrderListSpec, complementMax?: number): Promise<number> {
     const { text: sql, params } = orderCountSql(scope, spec, complementMax);
-    const found: Array<{ total: number }> = await t.dataSource.query(sql, params);
+    const found: Array<{ total: number }> = await t.dataSource.query(sql, [
+      shop.tenantId,
+      ...params,
+    ]);
     return found[0].total;
   }
 
@@ -180,7 +177,10 @@ describe('order list plans', () => {
       );
       if (rangeOf(scope, spec) === undefined) continue;
       const { text: sql, params } = orderMatchesUpToSql(scope, { ...spec, after }, 5);
-      const [{ matching }] = await t.dataSource.query<Array<{ matching: number }>>(sql, params);
+      const [{ matching }] = await t.dataSource.query<Array<{ matching: number }>>(sql, [
+        shop.tenantId,
+        ...params,
+      ]);
       check({ spec, after, upTo: 5 }, [matching], [Math.min(rest.length, 5)]);
     }
     expect(mismatches).toEqual([]);

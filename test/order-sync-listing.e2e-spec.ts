@@ -4,7 +4,8 @@ import type { AppContext } from '../src/auth/request-context.js';
 import { Transactions } from '../src/common/transactions.js';
 import { ORDER_STATUSES, type OrderStatus } from '../src/orders/order-status.js';
 import { OrdersService } from '../src/orders/orders.service.js';
-import { readListHorizon } from '../src/orders/order-list-horizon.js';
+import { Db } from '../src/database/sql/db.js';
+import { OrderListRepository } from '../src/orders/order-list.repository.js';
 import { within } from './support/eventually.js';
 import { newShop as newShopFor, type Shop } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -71,7 +72,9 @@ describe('sync-grade order listing', () => {
    */
   const pastHorizon = () =>
     within(10_000, async () => {
-      const horizon = await readListHorizon(t.dataSource.manager);
+      const horizon = await new OrderListRepository().horizon(
+        new Db(t.dataSource.manager).shared(),
+      );
       const [{ past }] = await t.dataSource.query<Array<{ past: boolean }>>(
         `SELECT COALESCE((SELECT max(greatest(created_at, updated_at)) FROM orders) < $1::timestamptz, true) AS past`,
         [horizon],
@@ -576,11 +579,7 @@ describe('sync-grade order listing', () => {
           shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
           items: [{ product_id: shop.product, quantity: 1 }],
         });
-        const changed = await service.changeStatus(
-          { tenantId: shop.tenantId, actor: 'test' },
-          early[0].id,
-          'paid',
-        );
+        const changed = await service.changeStatus(ctx, early[0].id, 'paid');
         wrote();
         await released;
         return { order, changed };

@@ -1,9 +1,8 @@
-import { userInfo } from 'node:os';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { currentAdmin } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/order-status.js';
 import { OrdersService } from '../orders/orders.service.js';
-import { AuditService } from '../audit/audit.service.js';
 import {
   AdminCommand,
   positiveInt,
@@ -20,10 +19,7 @@ interface SetStatusOptions extends JsonOption {
 
 @SubCommand({ name: 'set-status', description: 'change an order status (same rules as the API)' })
 export class OrderSetStatusCommand extends AdminCommand<SetStatusOptions> {
-  constructor(
-    private readonly orders: OrdersService,
-    private readonly audit: AuditService,
-  ) {
+  constructor(private readonly orders: OrdersService) {
     super();
   }
 
@@ -37,18 +33,13 @@ export class OrderSetStatusCommand extends AdminCommand<SetStatusOptions> {
     }
     const tenantId = positiveInt('tenant', o.tenant!);
     const orderId = positiveInt('order', o.order!);
+    // The change and its audit row commit together (OrdersService.changeStatus).
     const order = await this.orders.changeStatus(
-      { tenantId, actor: `cli:${userInfo().username}` },
+      currentAdmin(),
+      tenantId,
       orderId,
       o.status as OrderStatus,
     );
-    await this.audit.record({
-      tenantId,
-      action: 'order.set_status',
-      targetType: 'order',
-      targetId: orderId,
-      details: { status: order.status },
-    });
     return {
       json: order as unknown as Record<string, unknown>,
       text: `order ${order.id} is now ${order.status}`,

@@ -2,6 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
 import { DemoSeedService, demoBanner } from '../seed/demo-seed.service.js';
 import { SingleBar, Presets } from 'cli-progress';
+import { currentAdmin } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { OrderSeeder } from '../seed/order-seeder.service.js';
 import {
@@ -82,7 +83,7 @@ export class SeedOrdersCommand extends AdminCommand<SeedOrdersOptions> {
       : undefined;
     bar?.start(count, 0);
     try {
-      const { seconds } = await this.seeder.seed({
+      const { seconds } = await this.seeder.seed(currentAdmin(), {
         tenantId,
         count,
         customers,

@@ -37,16 +37,15 @@ export class EventsService {
         details: [{ field: 'after', message: 'must be a next_cursor from this feed' }],
       });
     }
-    const m = this.transactions.legacyManager;
-    const reader = { tenantId: ctx.tenantId, appId: ctx.appId };
+    const tenant = this.transactions.db.tenant(ctx.tenantId);
     const { horizon, rows } = await this.events.feed(
-      m,
-      reader,
+      tenant,
+      ctx.appId,
       position,
       query.limit + 1,
       query.types,
     );
-    if (query.after !== undefined && (await this.events.purgedAfter(m, ctx.tenantId, position))) {
+    if (query.after !== undefined && (await this.events.purgedAfter(tenant, position))) {
       throw new AppError(
         'cursor_expired',
         'events after this cursor are past the retention period; start again without `after` and reconcile with GET /v1/orders?updated_after=',

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
-import { Idempotency } from './idempotency.service.js';
-import { IdempotencyStore } from './idempotency.store.js';
+import { IdempotencyInterceptor } from './idempotency.interceptor.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
 
+/** `@Idempotent()` routes: their modules import this for the interceptor and its keys. */
 @Module({
-  providers: [IdempotencyStore, Idempotency],
-  exports: [IdempotencyStore, Idempotency],
+  providers: [IdempotencyRepository, IdempotencyInterceptor],
+  exports: [IdempotencyRepository, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

@@ -1,10 +1,10 @@
-import { applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { applyDecorators, HttpCode, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RequestContext } from '../auth/request-context.js';
-import { requestHash } from './canonical-json.js';
-import { parseIdempotencyKey } from './idempotency-key.js';
-import type { IdempotentCall, IdempotentResult } from './idempotency.service.js';
+import {
+  IDEMPOTENT_ROUTE,
+  IdempotencyInterceptor,
+  type IdempotentRoute,
+} from './idempotency.interceptor.js';
 
 /** The error rows an idempotent route adds to its own (pass to ApiErrors with the route's). */
 export const IDEMPOTENCY_ERRORS = {
@@ -13,9 +13,17 @@ export const IDEMPOTENCY_ERRORS = {
   idempotency_key_reused: 'the key was used with another body',
 } as const;
 
-/** Documents the Idempotency-Key header of a route. */
-export function Idempotent(): MethodDecorator {
+/**
+ * A route that takes an Idempotency-Key: IdempotencyInterceptor runs the handler (in the
+ * key's unit of work when one is sent) and sends its answer. The handler returns its body,
+ * sent with `status` and the `headers` of that body, or an HttpAnswer when its status or
+ * headers are decided at run time.
+ */
+export function Idempotent<T>(route: IdempotentRoute<T>): MethodDecorator {
   return applyDecorators(
+    HttpCode(route.status),
+    SetMetadata(IDEMPOTENT_ROUTE, route),
+    UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
@@ -24,39 +32,4 @@ export function Idempotent(): MethodDecorator {
         'body replays the stored response with `Idempotent-Replayed: true`; keys live 24 h per (app, method, route).',
     }),
   );
-}
-
-/**
- * The request's Idempotency-Key with its scope, or undefined without one; a malformed key is
- * 400. Scoped by the route template, never the raw path: `/v1/%6Frders` is `/v1/orders`.
- */
-export const IdempotentRequest = createParamDecorator(
-  (_data: unknown, execution: ExecutionContext): IdempotentCall | undefined => {
-    const request = execution
-      .switchToHttp()
-      .getRequest<FastifyRequest & { user: RequestContext }>();
-    const key = parseIdempotencyKey(request.headers['idempotency-key']);
-    if (key === undefined) return undefined;
-    return {
-      scope: {
-        tenantId: request.user.tenantId,
-        appId: request.user.appId,
-        method: request.method,
-        path: request.routeOptions.url ?? request.url.split('?')[0],
-        key,
-      },
-      requestHash: requestHash(request.body),
-    };
-  },
-);
-
-/**
- * Sends a result whose status is decided at run time (201, 202 or 200). The handler takes
- * `@Res()` for it: Nest would overwrite any status set on a passthrough reply with the
- * route's default.
- */
-export function sendResult(reply: FastifyReply, result: IdempotentResult): void {
-  void reply.status(result.status).headers(result.headers);
-  if (result.replayed) void reply.header('idempotent-replayed', 'true');
-  void reply.send(result.body);
 }

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { BackgroundTransactions } from '../common/background-transactions.js';
 import { AppError } from '../common/errors/app-error.js';
 import { toMinorUnits } from '../common/money.js';
-import { legacyTenantSql } from '../database/sql/db.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
+import { OrderCatalogRepository } from '../orders/order-catalog.repository.js';
+import { orderDraft } from '../orders/order-draft.js';
 import { OrderWriter } from '../orders/order-writer.js';
+import { OrdersRepository } from '../orders/orders.repository.js';
 import { toStatusDto } from './import-status.mapper.js';
-import { priceLines } from '../orders/pricing.js';
 import type { ImportOrderDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
 import { ImportsRepository } from './imports.repository.js';
@@ -23,6 +24,8 @@ export class ImportProcessor {
     private readonly transactions: BackgroundTransactions,
     private readonly imports: ImportsRepository,
     private readonly writer: OrderWriter,
+    private readonly orders: OrdersRepository,
+    private readonly catalog: OrderCatalogRepository,
     private readonly events: OutboxRepository,
   ) {}
 
@@ -30,19 +33,20 @@ export class ImportProcessor {
   async process(job: ImportJob): Promise<boolean> {
     // Its own short transaction, so that status readers see `processing` meanwhile.
     const started = await this.imports.startAttempt(
-      this.transactions.legacyManager,
-      job.tenantId,
+      this.transactions.db.tenant(job.tenantId),
       job.importId,
     );
     if (!started) return false; // imported or failed already
 
-    return this.transactions.runWithManager(async (m) => {
-      const row = await this.imports.lock(m, job.tenantId, job.importId);
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(job.tenantId);
+      const row = await this.imports.lock(tenant, job.importId);
       if (!row || row.status === 'imported') return false;
+      const { marketplace, external_order_id: externalOrderId } = row.payload;
       const orderId =
-        (await this.existingOrder(m, job.tenantId, row.payload)) ??
-        (await this.createOrder(m, job.tenantId, row.payload, row.app_id));
-      await this.imports.markImported(m, job.tenantId, job.importId, orderId);
+        (await this.orders.idByExternalId(tenant, marketplace, externalOrderId)) ??
+        (await this.createOrder(tenant, row.payload, row.app_id));
+      await this.imports.markImported(tenant, job.importId, orderId);
       return true;
     });
   }
@@ -50,16 +54,11 @@ export class ImportProcessor {
   /** The last failure also writes `marketplace_import.failed`, in the same transaction. */
   async recordFailure(job: ImportJob, error: unknown, final: boolean): Promise<void> {
     const reason = publicReason(error);
-    await this.transactions.runWithManager(async (m) => {
-      const row = await this.imports.markAttemptFailed(
-        m,
-        job.tenantId,
-        job.importId,
-        reason,
-        final,
-      );
+    await this.transactions.run(async (db) => {
+      const tenant = db.tenant(job.tenantId);
+      const row = await this.imports.markAttemptFailed(tenant, job.importId, reason, final);
       if (!row || !final) return;
-      await this.events.append(legacyTenantSql(m, job.tenantId), [
+      await this.events.append(tenant, [
         {
           type: 'marketplace_import.failed',
           data: { object: toStatusDto(row) },
@@ -68,55 +67,34 @@ export class ImportProcessor {
     });
   }
 
-  private async existingOrder(
-    m: EntityManager,
-    tenantId: number,
-    p: ImportOrderDto,
-  ): Promise<number | undefined> {
-    const rows: Array<{ id: number }> = await m.query(
-      'SELECT id FROM orders WHERE tenant_id = $1 AND marketplace = $2 AND external_order_id = $3',
-      [tenantId, p.marketplace, p.external_order_id],
-    );
-    return rows[0]?.id;
-  }
-
   /** Payload prices and names, tenant currency, pending; customer by id or email, products by sku. */
   private async createOrder(
-    m: EntityManager,
-    tenantId: number,
+    tenant: TenantSql,
     p: ImportOrderDto,
     appId: number | null,
   ): Promise<number> {
-    const skus: Array<{ id: number; sku: string }> = await m.query(
-      'SELECT id, sku FROM products WHERE tenant_id = $1 AND sku = ANY($2::text[])',
-      [tenantId, p.items.map((i) => i.sku)],
+    const productBySku = await this.catalog.productIdsBySku(
+      tenant,
+      p.items.map((i) => i.sku),
     );
-    const productBySku = new Map(skus.map((s) => [s.sku, s.id]));
-    const priced = priceLines(
-      p.items.map((item) => ({
+    const draft = orderDraft({
+      customer: p.customer,
+      shipping: p.shipping_address,
+      lines: p.items.map((item) => ({
         productId: productBySku.get(item.sku) ?? null,
         sku: item.sku,
         name: item.name,
         quantity: item.quantity,
         unitPriceMinor: toMinorUnits(item.unit_price)!,
       })),
-    );
-    const written = await this.writer.write(m, {
-      tenantId,
-      customer: p.customer,
-      link:
-        p.customer.id === undefined
-          ? { kind: 'email', email: p.customer.email }
-          : { kind: 'id-or-email', id: p.customer.id, email: p.customer.email },
-      shipping: p.shipping_address,
-      lines: priced.lines,
-      totalMinor: priced.totalMinor,
-      source: 'marketplace',
-      marketplace: p.marketplace,
-      externalOrderId: p.external_order_id,
+      origin: {
+        source: 'marketplace',
+        marketplace: p.marketplace,
+        externalOrderId: p.external_order_id,
+      },
       appId,
     });
-    return written.order.id;
+    return (await this.writer.write(tenant, draft)).id;
   }
 }
 

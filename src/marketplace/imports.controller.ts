@@ -1,17 +1,11 @@
-import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { AppCtx, Authenticated } from '../auth/authenticated.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { AppContext } from '../auth/request-context.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
-import {
-  IDEMPOTENCY_ERRORS,
-  Idempotent,
-  IdempotentRequest,
-  sendResult,
-} from '../idempotency/idempotent.decorator.js';
-import { Idempotency, type IdempotentCall } from '../idempotency/idempotency.service.js';
+import type { HttpAnswer } from '../common/http/http-result.js';
+import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
 import { ImportsService } from './imports.service.js';
 import { validated } from '../common/http/validated.js';
@@ -29,13 +23,10 @@ const STATUS_LOCATION = {
 @Controller('v1/marketplace/orders/import')
 @Authenticated(appScope('marketplace:import'))
 export class ImportsController {
-  constructor(
-    private readonly imports: ImportsService,
-    private readonly idempotency: Idempotency,
-  ) {}
+  constructor(private readonly imports: ImportsService) {}
 
   @Post()
-  @Idempotent()
+  @Idempotent({ status: 202 })
   @ApiOperation({
     summary: 'Queue an order from a marketplace',
     description:
@@ -58,13 +49,11 @@ export class ImportsController {
     validation_failed:
       'a field breaks a bound, or a line total is not unit_price × quantity (details)',
   })
-  async accept(
+  accept(
     @AppCtx() ctx: AppContext,
     @Body(validated) dto: ImportOrderDto,
-    @IdempotentRequest() call: IdempotentCall | undefined,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    sendResult(reply, await this.idempotency.run(call, () => this.imports.accept(ctx, dto)));
+  ): Promise<HttpAnswer<ImportAckDto | ImportStatusDto>> {
+    return this.imports.accept(ctx, dto);
   }
 
   @Get(':marketplace/:external_order_id')

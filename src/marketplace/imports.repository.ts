@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { requireTenant } from '../common/tenant-scope.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 import type { ImportOrderDto, ImportStatus } from './dto/import-order.dto.js';
 
 export interface ImportRow {
@@ -19,77 +18,54 @@ export interface ImportRow {
 const COLUMNS =
   'id, tenant_id, marketplace, external_order_id, status, payload, order_id, error, attempts, app_id';
 
-/** marketplace_imports SQL, tenant first; every call runs in the caller's transaction. */
+/** The path's tenant's marketplace imports; every statement runs in the caller's unit of work. */
 @Injectable()
 export class ImportsRepository {
   /** Undefined when (tenant, marketplace, external_order_id) was accepted before. */
-  async insert(
-    m: EntityManager,
-    tenantId: number,
-    appId: number,
-    payload: ImportOrderDto,
-  ): Promise<ImportRow | undefined> {
-    requireTenant(tenantId);
-    const rows: ImportRow[] = await m.query(
+  insert(db: TenantSql, appId: number, payload: ImportOrderDto): Promise<ImportRow | undefined> {
+    return db.first<ImportRow>(
       `INSERT INTO marketplace_imports (tenant_id, marketplace, external_order_id, payload, app_id)
        VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (tenant_id, marketplace, external_order_id) DO NOTHING RETURNING ${COLUMNS}`,
-      [tenantId, payload.marketplace, payload.external_order_id, JSON.stringify(payload), appId],
+      [payload.marketplace, payload.external_order_id, JSON.stringify(payload), appId],
     );
-    return rows[0];
   }
 
-  async find(
-    m: EntityManager,
-    tenantId: number,
+  find(
+    db: TenantSql,
     marketplace: string,
     externalOrderId: string,
   ): Promise<ImportRow | undefined> {
-    requireTenant(tenantId);
-    const rows: ImportRow[] = await m.query(
+    return db.first<ImportRow>(
       `SELECT ${COLUMNS} FROM marketplace_imports WHERE tenant_id = $1 AND marketplace = $2 AND external_order_id = $3`,
-      [tenantId, marketplace, externalOrderId],
+      [marketplace, externalOrderId],
     );
-    return rows[0];
   }
 
   /** Starts an attempt: visible as `processing` while the order is being written. */
-  async startAttempt(
-    m: EntityManager,
-    tenantId: number,
-    id: number,
-  ): Promise<ImportRow | undefined> {
-    requireTenant(tenantId);
-    const rows: ImportRow[] = await m.query(
+  startAttempt(db: TenantSql, id: number): Promise<ImportRow | undefined> {
+    return db.first<ImportRow>(
       `WITH started AS (
          UPDATE marketplace_imports SET status = 'processing', attempts = attempts + 1, updated_at = now()
          WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'processing')
          RETURNING ${COLUMNS})
        SELECT * FROM started`,
-      [tenantId, id],
+      [id],
     );
-    return rows[0];
   }
 
-  async lock(m: EntityManager, tenantId: number, id: number): Promise<ImportRow | undefined> {
-    requireTenant(tenantId);
-    const rows: ImportRow[] = await m.query(
+  lock(db: TenantSql, id: number): Promise<ImportRow | undefined> {
+    return db.first<ImportRow>(
       `SELECT ${COLUMNS} FROM marketplace_imports WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
-      [tenantId, id],
+      [id],
     );
-    return rows[0];
   }
 
-  async markImported(
-    m: EntityManager,
-    tenantId: number,
-    id: number,
-    orderId: number,
-  ): Promise<void> {
-    await m.query(
+  async markImported(db: TenantSql, id: number, orderId: number): Promise<void> {
+    await db.count(
       `UPDATE marketplace_imports SET status = 'imported', order_id = $3, error = NULL, updated_at = now()
        WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, id, orderId],
+      [id, orderId],
     );
   }
 
@@ -97,22 +73,19 @@ export class ImportsRepository {
    * After a failed attempt: back to `queued` for the retry, or `failed` for good. Undefined
    * when the import had ended already (imported, or failed by an earlier run of the job).
    */
-  async markAttemptFailed(
-    m: EntityManager,
-    tenantId: number,
+  markAttemptFailed(
+    db: TenantSql,
     id: number,
     error: string,
     final: boolean,
   ): Promise<ImportRow | undefined> {
-    requireTenant(tenantId);
-    const rows: ImportRow[] = await m.query(
+    return db.first<ImportRow>(
       `WITH failed AS (
          UPDATE marketplace_imports SET status = $3, error = $4, updated_at = now()
          WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'processing')
          RETURNING ${COLUMNS})
        SELECT * FROM failed`,
-      [tenantId, id, final ? 'failed' : 'queued', error.slice(0, 1000)],
+      [id, final ? 'failed' : 'queued', error.slice(0, 1000)],
     );
-    return rows[0];
   }
 }

@@ -1,8 +1,7 @@
-import { Db } from '../database/sql/db.js';
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
-import type { HttpResult } from '../common/http/http-result.js';
+import { HttpAnswer } from '../common/http/http-result.js';
 import { toMinorUnits } from '../common/money.js';
 import { Transactions } from '../common/transactions.js';
 import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
@@ -24,27 +23,20 @@ export class ImportsService {
   accept(
     ctx: RequestContext,
     dto: ImportOrderDto,
-  ): Promise<HttpResult<ImportAckDto | ImportStatusDto>> {
+  ): Promise<HttpAnswer<ImportAckDto | ImportStatusDto>> {
     assertLineTotals(dto);
-    return this.transactions.runWithManager(async (m) => {
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
       const location = statusPath(dto.marketplace, dto.external_order_id);
-      const created = await this.imports.insert(m, ctx.tenantId, ctx.appId, dto);
+      const created = await this.imports.insert(tenant, ctx.appId, dto);
       if (created) {
         const job: ImportJob = { tenantId: ctx.tenantId, importId: created.id };
-        await this.queue.sendInTransaction(new Db(m), IMPORT_QUEUE, job);
-        return {
-          status: 202,
-          headers: { location },
-          body: { status: 'queued', external_order_id: dto.external_order_id },
-        };
+        await this.queue.sendInTransaction(db, IMPORT_QUEUE, job);
+        const ack: ImportAckDto = { status: 'queued', external_order_id: dto.external_order_id };
+        return new HttpAnswer(202, ack, { location });
       }
-      const existing = await this.imports.find(
-        m,
-        ctx.tenantId,
-        dto.marketplace,
-        dto.external_order_id,
-      );
-      return { status: 200, headers: { location }, body: toStatusDto(existing!) };
+      const existing = await this.imports.find(tenant, dto.marketplace, dto.external_order_id);
+      return new HttpAnswer(200, toStatusDto(existing!), { location });
     });
   }
 
@@ -54,8 +46,7 @@ export class ImportsService {
     externalOrderId: string,
   ): Promise<ImportStatusDto> {
     const row = await this.imports.find(
-      this.transactions.legacyManager,
-      ctx.tenantId,
+      this.transactions.db.tenant(ctx.tenantId),
       marketplace,
       externalOrderId,
     );

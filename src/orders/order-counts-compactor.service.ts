@@ -6,17 +6,15 @@ import {
 } from '@nestjs/common';
 import { PeriodicRun } from '../common/periodic-run.js';
 import { BackgroundTransactions } from '../common/background-transactions.js';
-import { COMPACT_COUNTS_SQL } from './order-counts.js';
+import { OrderCountsRepository } from './order-counts.repository.js';
 
 /** How often pending deltas are folded; a total reads at most this much of them per key. */
 const COMPACT_INTERVAL_MS = 1_000;
 /** Deltas folded per transaction, so a backlog is folded in short transactions. */
 const BATCH = 20_000;
-/** pg_try_advisory_xact_lock key: one compactor at a time in the cluster. */
-const LOCK_KEY = 0x6f72_6463; // 'ordc'
 
 /**
- * Folds the order counters' deltas (order-counts.ts) into their counts every second, in every
+ * Folds the order counters' deltas (order-counts.sql.ts), of every tenant, into their counts every second, in every
  * process; an advisory lock lets one do it at a time and the others return at once. Totals are
  * exact either way: this only keeps the deltas a total has to add up few.
  */
@@ -29,7 +27,10 @@ export class OrderCountsCompactor implements OnApplicationBootstrap, BeforeAppli
     (error) => this.logger.warn({ err: error }, 'order count compaction failed'),
   );
 
-  constructor(private readonly transactions: BackgroundTransactions) {}
+  constructor(
+    private readonly transactions: BackgroundTransactions,
+    private readonly counts: OrderCountsRepository,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.periodic.start();
@@ -48,16 +49,9 @@ export class OrderCountsCompactor implements OnApplicationBootstrap, BeforeAppli
   async compactAll({ waitForLock = false } = {}): Promise<number> {
     let total = 0;
     for (;;) {
-      const folded = await this.transactions.runWithManager(async (m) => {
-        const [{ locked }]: Array<{ locked: boolean }> = await m.query(
-          waitForLock
-            ? 'SELECT pg_advisory_xact_lock($1), true AS locked'
-            : 'SELECT pg_try_advisory_xact_lock($1) AS locked',
-          [LOCK_KEY],
-        );
-        if (!locked) return 0;
-        const [row]: Array<{ folded: number }> = await m.query(COMPACT_COUNTS_SQL, [BATCH]);
-        return row.folded;
+      const folded = await this.transactions.run(async (db) => {
+        if (!(await this.counts.lockCompaction(db.shared(), waitForLock))) return 0;
+        return this.counts.compact(db.crossTenant('order-counts-compaction'), BATCH);
       });
       total += folded;
       if (folded < BATCH) return total;

@@ -5,12 +5,12 @@ import { Transactions } from '../common/transactions.js';
 import type { ListOrdersQuery } from './dto/order-queries.dto.js';
 import type { OrderDto, OrderPageDto } from './dto/order.dto.js';
 import { encodeOrderListCursor, type OrderListPosition } from './order-list-cursor.js';
-import { readListHorizon } from './order-list-horizon.js';
 import { isAscending, RANGE_FIRST_MAX, rangeOf, type OrderListSpec } from './order-list-query.js';
 import { toOrderListRequest, type OrderListRequest } from './order-list-request.js';
 import { toOrderDto } from './order.mapper.js';
 import { orderScopeOf, type OrderScope } from './order-scope.js';
-import { OrdersRepository, type ListedOrderRow } from './orders.repository.js';
+import { OrderListRepository, type ListedOrderRow } from './order-list.repository.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
 
 /**
  * `GET /v1/orders` and `GET /v1/customers/me/orders`: page mode (exact total) or a keyset walk
@@ -19,7 +19,7 @@ import { OrdersRepository, type ListedOrderRow } from './orders.repository.js';
 @Injectable()
 export class OrderListService {
   constructor(
-    private readonly orders: OrdersRepository,
+    private readonly orders: OrderListRepository,
     private readonly transactions: Transactions,
     private readonly expensive: ExpensiveRequests,
   ) {}
@@ -31,22 +31,23 @@ export class OrderListService {
 
   private async read(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {
     const request = toOrderListRequest(query);
-    const m = this.transactions.legacyManager;
+    const db = this.transactions.db;
+    const tenant = db.tenant(ctx.tenantId);
     const scope = orderScopeOf(ctx);
     const spec: OrderListSpec = {
       sort: request.sort,
       filters: request.filters,
       after: request.mode === 'cursor' ? request.after : undefined,
       // Read once, before the page and its count: both then stop at the same instant.
-      horizon: isAscending(request.sort) ? await readListHorizon(m) : undefined,
+      horizon: isAscending(request.sort) ? await this.orders.horizon(db.shared()) : undefined,
     };
     if (request.mode === 'cursor') {
       const rangeFirst =
         rangeOf(scope, spec) !== undefined &&
-        (await this.orders.countUpTo(m, scope, spec, RANGE_FIRST_MAX + 1)) <= RANGE_FIRST_MAX;
+        (await this.orders.countUpTo(tenant, scope, spec, RANGE_FIRST_MAX + 1)) <= RANGE_FIRST_MAX;
       // One row more than the page tells whether more follow.
       const window = { limit: request.limit + 1, offset: 0, rangeFirst };
-      const rows = await this.orders.list(m, scope, spec, window);
+      const rows = await this.orders.list(tenant, scope, spec, window);
       const page = rows.slice(0, request.limit);
       const hasMore = rows.length > request.limit;
       return {
@@ -58,7 +59,7 @@ export class OrderListService {
         },
       };
     }
-    const { page, total } = await this.readPage(scope, spec, request.page, request.limit);
+    const { page, total } = await this.readPage(tenant, scope, spec, request.page, request.limit);
     const hasMore = (request.page - 1) * request.limit + page.length < total;
     return {
       data: page.map(toDto),
@@ -81,29 +82,32 @@ export class OrderListService {
    * first on page 1 too: with few matches it reads them range-first (RANGE_FIRST_MAX).
    */
   private async readPage(
+    tenant: TenantSql,
     scope: OrderScope,
     spec: OrderListSpec,
     pageNumber: number,
     limit: number,
   ): Promise<{ page: ListedOrderRow[]; total: number }> {
-    const m = this.transactions.legacyManager;
     const offset = (pageNumber - 1) * limit;
     const ranged = rangeOf(scope, spec) !== undefined;
     if (offset === 0 && !ranged) {
-      const page = await this.orders.list(m, scope, spec, { limit, offset }, true);
+      const page = await this.orders.list(tenant, scope, spec, { limit, offset }, true);
       // An empty list has no row to carry the total.
-      const total = page[0]?.total ?? (await this.orders.count(m, scope, spec));
+      const total = page[0]?.total ?? (await this.orders.count(tenant, scope, spec));
       return { page, total };
     }
-    const total = await this.orders.count(m, scope, spec);
+    const total = await this.orders.count(tenant, scope, spec);
     if (offset >= total) return { page: [], total };
     const rangeFirst = ranged && total <= RANGE_FIRST_MAX;
     const end = Math.min(offset + limit, total);
     if (offset <= total - end) {
-      return { page: await this.orders.list(m, scope, spec, { limit, offset, rangeFirst }), total };
+      return {
+        page: await this.orders.list(tenant, scope, spec, { limit, offset, rangeFirst }),
+        total,
+      };
     }
     const fromEnd = { limit: end - offset, offset: total - end, reverse: true, rangeFirst };
-    return { page: (await this.orders.list(m, scope, spec, fromEnd)).toReversed(), total };
+    return { page: (await this.orders.list(tenant, scope, spec, fromEnd)).toReversed(), total };
   }
 }
 

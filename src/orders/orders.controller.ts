@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -6,19 +6,12 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { AppCtx, Authenticated, Ctx } from '../auth/authenticated.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
-import {
-  IDEMPOTENCY_ERRORS,
-  Idempotent,
-  IdempotentRequest,
-  sendResult,
-} from '../idempotency/idempotent.decorator.js';
-import { Idempotency, type IdempotentCall } from '../idempotency/idempotency.service.js';
+import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateOrderDto } from './dto/create-order.dto.js';
 import {
   ChangeStatusDto,
@@ -38,12 +31,14 @@ export class OrdersController {
   constructor(
     private readonly orders: OrdersService,
     private readonly orderList: OrderListService,
-    private readonly idempotency: Idempotency,
   ) {}
 
   @Post()
   @Authenticated(appScope('orders:write'))
-  @Idempotent()
+  @Idempotent<OrderDto>({
+    status: 201,
+    headers: (order) => ({ location: `/v1/orders/${order.id}` }),
+  })
   @ApiOperation({
     summary: 'Create an order; prices come from the catalog, status starts pending',
     description:
@@ -64,17 +59,8 @@ export class OrdersController {
     unknown_product: 'a line names a product not in the active catalog (details list the lines)',
     unknown_customer: '`customer.id` is not a customer of this tenant',
   })
-  async create(
-    @AppCtx() ctx: AppContext,
-    @Body(validated) dto: CreateOrderDto,
-    @IdempotentRequest() call: IdempotentCall | undefined,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    const result = await this.idempotency.run(call, async () => {
-      const order = await this.orders.create(ctx, dto);
-      return { status: 201, headers: { location: `/v1/orders/${order.id}` }, body: order };
-    });
-    sendResult(reply, result);
+  create(@AppCtx() ctx: AppContext, @Body(validated) dto: CreateOrderDto): Promise<OrderDto> {
+    return this.orders.create(ctx, dto);
   }
 
   @Get()
@@ -153,14 +139,10 @@ export class OrdersController {
     invalid_transition: 'not allowed from the current status (a repeated change also answers 409)',
   })
   changeStatus(
-    @Ctx() ctx: RequestContext,
+    @AppCtx() ctx: AppContext,
     @IdParam() id: number,
     @Body(validated) dto: ChangeStatusDto,
   ): Promise<OrderDto> {
-    return this.orders.changeStatus(
-      { tenantId: ctx.tenantId, actor: `app:${ctx.clientId}` },
-      id,
-      dto.status,
-    );
+    return this.orders.changeStatus(ctx, id, dto.status);
   }
 }

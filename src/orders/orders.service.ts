@@ -1,47 +1,45 @@
 import { Injectable } from '@nestjs/common';
+import { AuditRepository } from '../audit/audit.repository.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
+import type { AdminContext } from '../common/admin-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
 import { Transactions } from '../common/transactions.js';
 import type { EventDto } from '../events/dto/event.dto.js';
 import { toEventDto } from '../events/event.mapper.js';
-import { legacyTenantSql } from '../database/sql/db.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
 import { toOrderDto } from './order.mapper.js';
-import { orderScopeOf, tenantScope } from './order-scope.js';
+import { OrderCatalogRepository } from './order-catalog.repository.js';
+import { orderDraft } from './order-draft.js';
+import { orderScopeOf, WHOLE_TENANT_SCOPE } from './order-scope.js';
 import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
 import { OrderWriter } from './order-writer.js';
 import { OrdersRepository } from './orders.repository.js';
-import { priceLines } from './pricing.js';
-
-/** Who changes a status: an app through the API, or an admin through the CLI. */
-export interface StatusActor {
-  tenantId: number;
-  actor: string;
-}
 
 @Injectable()
 export class OrdersService {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly catalog: OrderCatalogRepository,
     private readonly writer: OrderWriter,
     private readonly transactions: Transactions,
     private readonly events: OutboxRepository,
     private readonly eventsRepository: EventsRepository,
     private readonly expensive: ExpensiveRequests,
+    private readonly audit: AuditRepository,
   ) {}
 
   /**
    * Prices from the active catalog now; then the order writer's one statement. Joins an
-   * ambient transaction (Idempotency-Key).
+   * ambient unit of work (Idempotency-Key).
    */
   create(ctx: AppContext, dto: CreateOrderDto): Promise<OrderDto> {
-    return this.transactions.runWithManager(async (m) => {
-      const tenantId = ctx.tenantId;
-      const products = await this.orders.activeProducts(m, tenantId, [
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      const products = await this.catalog.activeProducts(tenant, [
         ...new Set(dto.items.map((i) => i.product_id)),
       ]);
       const unknown: ErrorDetail[] = dto.items
@@ -58,8 +56,10 @@ export class OrdersService {
           { details: unknown },
         );
       }
-      const priced = priceLines(
-        dto.items.map((item) => {
+      const draft = orderDraft({
+        customer: dto.customer,
+        shipping: dto.shipping_address,
+        lines: dto.items.map((item) => {
           const product = products.get(item.product_id)!;
           return {
             productId: item.product_id,
@@ -69,26 +69,17 @@ export class OrdersService {
             unitPriceMinor: product.price_minor,
           };
         }),
-      );
-      const { id, email } = dto.customer;
-      const written = await this.writer.write(m, {
-        tenantId,
-        customer: dto.customer,
-        link: id === undefined ? { kind: 'email', email } : { kind: 'id', id },
-        shipping: dto.shipping_address,
-        lines: priced.lines,
-        totalMinor: priced.totalMinor,
-        source: 'api',
+        origin: { source: 'api' },
         appId: ctx.appId,
       });
-      return toOrderDto(written.order, written.items);
+      return this.writer.write(tenant, draft);
     });
   }
 
   /** Unknown, another tenant's or (for a customer) another customer's: the same 404. */
   async get(ctx: RequestContext, id: number): Promise<OrderDto> {
     const row = await this.orders.findWithItems(
-      this.transactions.legacyManager,
+      this.transactions.db.tenant(ctx.tenantId),
       orderScopeOf(ctx),
       id,
     );
@@ -97,12 +88,32 @@ export class OrdersService {
   }
 
   /**
-   * The row is locked for the check and the update, so concurrent changes serialise: the
-   * first wins, the others see its result and get 409 if their transition no longer applies.
+   * A status change: by an app through the API (actor `app:<client_id>`), or by an admin
+   * through the CLI, naming the tenant (actor the admin, and an `order.set_status` audit row).
+   * The change, its history row, its `order.status_changed` event and the audit row commit in
+   * one unit of work, or none of them. The row is locked for the check and the update, so
+   * concurrent changes serialise: the first wins, the others see its result and get 409 if
+   * their transition no longer applies.
    */
-  changeStatus(by: StatusActor, id: number, to: OrderStatus): Promise<OrderDto> {
-    return this.transactions.runWithManager(async (m) => {
-      const current = await this.orders.find(m, tenantScope(by.tenantId), id, true);
+  changeStatus(ctx: AppContext, id: number, to: OrderStatus): Promise<OrderDto>;
+  changeStatus(
+    admin: AdminContext,
+    tenantId: number,
+    id: number,
+    to: OrderStatus,
+  ): Promise<OrderDto>;
+  changeStatus(
+    ctx: AppContext | AdminContext,
+    ...rest: [number, OrderStatus] | [number, number, OrderStatus]
+  ): Promise<OrderDto> {
+    const [tenantId, id, to] =
+      ctx.kind === 'admin'
+        ? (rest as [number, number, OrderStatus])
+        : [ctx.tenantId, ...(rest as [number, OrderStatus])];
+    const actor = ctx.kind === 'admin' ? ctx.actor : `app:${ctx.clientId}`;
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(tenantId);
+      const current = await this.orders.find(tenant, WHOLE_TENANT_SCOPE, id, true);
       if (!current) throw notFound(id);
       if (!canTransition(current.status, to)) {
         const allowed = ORDER_TRANSITIONS[current.status];
@@ -119,15 +130,23 @@ export class OrdersService {
           },
         );
       }
-      const row = await this.orders.setStatus(m, by.tenantId, id, current.status, to, by.actor);
+      const row = await this.orders.setStatus(tenant, id, current.status, to, actor);
       const order = toOrderDto(row, row.items ?? []);
-      await this.events.append(legacyTenantSql(m, by.tenantId), [
+      await this.events.append(tenant, [
         {
           type: 'order.status_changed',
           orderId: id,
           data: { object: order, previous_status: current.status },
         },
       ]);
+      if (ctx.kind === 'admin') {
+        await this.audit.record(tenant, ctx, {
+          action: 'order.set_status',
+          targetType: 'order',
+          targetId: id,
+          details: { status: order.status },
+        });
+      }
       return order;
     });
   }
@@ -135,10 +154,10 @@ export class OrdersService {
   /** The order's events, oldest first; an unknown or foreign order is 404. An expensive request. */
   timeline(ctx: AppContext, id: number): Promise<EventDto[]> {
     return this.expensive.run(ctx, async () => {
-      const m = this.transactions.legacyManager;
+      const tenant = this.transactions.db.tenant(ctx.tenantId);
       // One after the other: one connection at a time, as the caps count it.
-      if (!(await this.orders.find(m, tenantScope(ctx.tenantId), id))) throw notFound(id);
-      const events = await this.eventsRepository.ofOrder(m, ctx.tenantId, id);
+      if (!(await this.orders.find(tenant, WHOLE_TENANT_SCOPE, id))) throw notFound(id);
+      const events = await this.eventsRepository.ofOrder(tenant, id);
       return events.map(toEventDto);
     });
   }

@@ -16,6 +16,14 @@ export const CROSS_TENANT_PATHS = {
     'Maintenance deletes the expired Idempotency-Keys, app tokens, customer sessions and tickets of every tenant, one statement per table, once per cluster.',
   'event-retention':
     "Maintenance deletes the events of every tenant older than the retention and records each tenant's last purged position (the feed's 410 cursor_expired), in bounded batches.",
+  'order-counts-compaction':
+    'The order counters’ compactor folds the pending deltas of every tenant into their counts ' +
+    'in bounded batches, one compactor at a time in the cluster: it serves no tenant and ' +
+    'must let no tenant’s deltas pile up.',
+  'seed-table-maintenance':
+    '`seed orders` ends with VACUUM (ANALYZE) of the tables it filled: table maintenance and ' +
+    'planner statistics cover every row of a table, whatever its tenant, and cannot be limited ' +
+    'to one.',
 } as const satisfies Record<string, string>;
 
 export type CrossTenantPath = keyof typeof CROSS_TENANT_PATHS;

@@ -1,6 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import type { CrossTenantSql } from '../database/sql/cross-tenant-sql.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
+
+/** What one `seed orders` batch writes (SEED_ORDER_BATCH). */
+export interface SeedBatch {
+  count: number;
+  /** `created_at` falls within this many days before now. */
+  days: number;
+  /** Verified customers of the tenant that a share of the orders belong to. */
+  customers: SeedCustomer[];
+  /** The share of orders linked to one of `customers` (0–1). */
+  linkedShare: number;
+  /** Orders of the seed written before this batch, and in all: times rise across batches. */
+  offset: number;
+  total: number;
+}
+
+export interface SeedCustomer {
+  id: number;
+  name: string;
+  email: string;
+}
+
 /**
  * One batch of `seed orders` (docs/BEHAVIOUR.md#admin-cli) as one set-based statement: `$2` orders
- * of tenant `$1` with 1–3 lines each from the active catalog (exact totals in minor units),
+ * of the tenant (`$1`) with 1–3 lines each from the active catalog (exact totals in minor units),
  * statuses spread along the state machine, `created_at` over the past `$3` days and `updated_at`
  * after it (equal while pending), in time order across the seed (this batch starts after `$8` of
  * its `$9` orders), a share `$7` linked to the customers `$4` (their names and emails
@@ -9,7 +33,7 @@
  * Ids are drawn from the orders' identity sequence first, so lines and orders meet on them.
  * Random values sit in select lists, where they are drawn per row.
  */
-export const SEED_ORDER_BATCH_SQL = `WITH
+const SEED_ORDER_BATCH = `WITH
   tenant AS (SELECT currency FROM tenants WHERE id = $1),
   catalog AS (
     SELECT array_agg(id ORDER BY id) AS ids, array_agg(sku ORDER BY id) AS skus,
@@ -70,3 +94,75 @@ export const SEED_ORDER_BATCH_SQL = `WITH
     SELECT $1, order_id, line_no, product_id, sku, name, quantity, unit_price, total FROM lines
     ORDER BY order_id, line_no)
   SELECT count(*)::int AS written FROM o`;
+
+/**
+ * `seed orders`' statements: generated orders in set-based batches (no events, so no
+ * webhooks), the customers they belong to, and the tables' upkeep afterwards.
+ */
+@Injectable()
+export class SeedOrdersRepository {
+  /** Whether the tenant exists, and how many active products it has to order. */
+  async catalog(db: TenantSql): Promise<{ tenant: boolean; products: number }> {
+    const [row] = await db.rows<{ tenant: boolean; products: number }>(
+      `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS tenant,
+         (SELECT count(*)::int FROM products WHERE tenant_id = $1 AND active) AS products`,
+    );
+    return row;
+  }
+
+  /** The tenant's first `limit` customers with a verified email, by id. */
+  verifiedCustomers(db: TenantSql, limit: number): Promise<SeedCustomer[]> {
+    return db.rows<SeedCustomer>(
+      `SELECT id, name, email FROM customers WHERE tenant_id = $1 AND email_verified
+       ORDER BY id LIMIT $2`,
+      [limit],
+    );
+  }
+
+  /**
+   * Adds `missing` verified customers with the first free `seed-customer-N` addresses
+   * (N up to `missing + wanted`), all with the password hash `hash`.
+   */
+  async addSeedCustomers(
+    db: TenantSql,
+    missing: number,
+    hash: string,
+    wanted: number,
+  ): Promise<void> {
+    await db.count(
+      `INSERT INTO customers (tenant_id, name, email, password_hash, email_verified)
+       SELECT $1, 'Seed customer ' || n, 'seed-customer-' || n || '@example.com', $3, true
+       FROM generate_series(1, $4::int + $2::int) AS n
+       WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = $1
+         AND lower(c.email) = 'seed-customer-' || n || '@example.com')
+       ORDER BY n LIMIT $2
+       ON CONFLICT DO NOTHING`,
+      [missing, hash, wanted],
+    );
+  }
+
+  /** Writes one batch of generated orders with their lines; returns how many orders. */
+  async writeBatch(db: TenantSql, batch: SeedBatch): Promise<number> {
+    const [row] = await db.rows<{ written: number }>(SEED_ORDER_BATCH, [
+      batch.count,
+      batch.days,
+      batch.customers.map((c) => c.id),
+      batch.customers.map((c) => c.name),
+      batch.customers.map((c) => c.email),
+      batch.linkedShare,
+      batch.offset,
+      batch.total,
+    ]);
+    return row.written;
+  }
+
+  /**
+   * Fresh planner statistics and visibility map of the seeded tables: without them, the
+   * list's plans at a million orders are several times slower. Outside any unit of work:
+   * VACUUM cannot run in a transaction.
+   */
+  async refreshStatistics(db: CrossTenantSql, customers: boolean): Promise<void> {
+    await db.rows('VACUUM (ANALYZE) orders, order_items');
+    if (customers) await db.rows('ANALYZE customers');
+  }
+}

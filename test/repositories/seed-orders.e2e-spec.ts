@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SeedOrdersRepository } from '../../src/orders/seed-orders.repository.js';
+import { within } from '../support/eventually.js';
+import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
+import { addCustomer, addProduct } from '../support/tenant-rows.js';
+
+describe('the order seed’s statements, two tenants', () => {
+  let r: RepositoryDatabase;
+  const seeds = new SeedOrdersRepository();
+  let productA: number;
+
+  beforeAll(async () => {
+    r = await repositoryDatabase();
+    productA = await addProduct(r.inspect, r.tenantA, 'MUG', { priceMinor: 250 });
+    await addProduct(r.inspect, r.tenantA, 'OLD', { active: false });
+    await addProduct(r.inspect, r.tenantB, 'MUG');
+    await addProduct(r.inspect, r.tenantB, 'CUP');
+    await addCustomer(r.inspect, r.tenantA, 'ada@example.com');
+    await addCustomer(r.inspect, r.tenantA, 'unverified@example.com', false);
+    await addCustomer(r.inspect, r.tenantB, 'bob@example.com');
+    await addCustomer(r.inspect, r.tenantB, 'seed-customer-1@example.com');
+  });
+  afterAll(() => r.close());
+
+  const tenantA = () => r.transactions.db.tenant(r.tenantA);
+  const countsOf = async (tenantId: number) => {
+    const [row] = await r.inspect.query<Array<{ orders: number; customers: number }>>(
+      `SELECT (SELECT count(*)::int FROM orders WHERE tenant_id = $1) AS orders,
+         (SELECT count(*)::int FROM customers WHERE tenant_id = $1) AS customers`,
+      [tenantId],
+    );
+    return row;
+  };
+
+  it('catalog: the tenant exists, with its own active products counted', async () => {
+    expect(await seeds.catalog(tenantA())).toEqual({ tenant: true, products: 1 });
+    expect(await seeds.catalog(r.transactions.db.tenant(999_999))).toEqual({
+      tenant: false,
+      products: 0,
+    });
+  });
+
+  it('verifiedCustomers and addSeedCustomers: the tenant’s customers only', async () => {
+    const bBefore = await countsOf(r.tenantB);
+    const db = tenantA();
+    expect((await seeds.verifiedCustomers(db, 5)).map((c) => c.email)).toEqual(['ada@example.com']);
+    // seed-customer-1 exists in tenant B only: tenant A gets its own.
+    await seeds.addSeedCustomers(db, 2, 'hash', 3);
+    expect((await seeds.verifiedCustomers(db, 5)).map((c) => c.email)).toEqual([
+      'ada@example.com',
+      'seed-customer-1@example.com',
+      'seed-customer-2@example.com',
+    ]);
+    expect(await countsOf(r.tenantB)).toEqual(bBefore);
+  });
+
+  it('writeBatch: orders of the tenant, from its catalog and its customers', async () => {
+    const bBefore = await countsOf(r.tenantB);
+    const db = tenantA();
+    const customers = await seeds.verifiedCustomers(db, 5);
+    const written = await r.transactions.run((unit) =>
+      seeds.writeBatch(unit.tenant(r.tenantA), {
+        count: 50,
+        days: 30,
+        customers,
+        linkedShare: 0.5,
+        offset: 0,
+        total: 50,
+      }),
+    );
+    expect(written).toBe(50);
+    const [seeded] = await r.inspect.query<
+      Array<{ orders: number; currencies: string[]; products: number[]; foreign: number }>
+    >(
+      `SELECT count(DISTINCT o.id)::int AS orders, array_agg(DISTINCT o.currency) AS currencies,
+         array_agg(DISTINCT i.product_id) AS products,
+         count(*) FILTER (WHERE o.customer_id IS NOT NULL AND o.customer_id <> ALL($2::bigint[]))::int AS foreign
+       FROM orders o JOIN order_items i ON i.tenant_id = o.tenant_id AND i.order_id = o.id
+       WHERE o.tenant_id = $1`,
+      [r.tenantA, customers.map((c) => c.id)],
+    );
+    expect(seeded).toEqual({ orders: 50, currencies: ['EUR'], products: [productA], foreign: 0 });
+    expect(await countsOf(r.tenantB)).toEqual(bBefore);
+  });
+
+  it('refreshStatistics: VACUUM (ANALYZE) of the seeded tables on the cross-tenant path', async () => {
+    // Manual runs only: autovacuum writes last_autovacuum and last_autoanalyze instead.
+    const maintained = () =>
+      r.inspect.query<Array<{ relname: string; vacuumed: boolean; analyzed: boolean }>>(
+        `SELECT relname, last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analyzed
+         FROM pg_stat_user_tables WHERE relname IN ('orders', 'order_items', 'customers')
+         ORDER BY relname`,
+      );
+    expect((await maintained()).some((t) => t.vacuumed || t.analyzed)).toBe(false);
+    await seeds.refreshStatistics(r.transactions.db.crossTenant('seed-table-maintenance'), true);
+    // The statistics reach other sessions asynchronously.
+    await within(10_000, async () => (await maintained()).every((t) => t.analyzed));
+    expect(await maintained()).toEqual([
+      { relname: 'customers', vacuumed: false, analyzed: true },
+      { relname: 'order_items', vacuumed: true, analyzed: true },
+      { relname: 'orders', vacuumed: true, analyzed: true },
+    ]);
+  });
+});
