@@ -10,4 +10,5 @@ import { dataSourceOptions } from './src/database/data-source-options.js';
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('ormconfig: set DATABASE_URL to run the TypeORM CLI');
 
-export default new DataSource(dataSourceOptions(url));
+// Schema changes: DDL names tenant tables without a tenant, so this pool is not audited.
+export default new DataSource(dataSourceOptions(url, { size: 10, audited: false }));

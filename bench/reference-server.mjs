@@ -259,10 +259,6 @@ function canonicalJson(value) {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** src/idempotency/idempotency.store.ts lockId(): a signed 64-bit id from the whole scope. */
-const lockId = (scope) =>
-  createHash('sha256').update(JSON.stringify(scope)).digest().readBigInt64BE(0).toString();
-
 async function createOrder(req, res) {
   const body = parseJson(await readBody(req));
   checkOrder(body);
@@ -291,9 +287,12 @@ async function createOrder(req, res) {
   send(res, result.status, result.body, headers);
 }
 
-/** src/idempotency/idempotency.service.ts run() around src/orders/orders.service.ts create(). */
+/** src/idempotency/idempotency.interceptor.ts around src/orders/orders.service.ts create(). */
 async function idempotentCreate(client, scope, requestHash, body) {
-  const { rows: lock } = await query(client, 'IDEMPOTENCY_LOCK', [lockId(scope)]);
+  const { rows: lock } = await query(client, 'IDEMPOTENCY_LOCK', [
+    scope[0],
+    JSON.stringify(scope.slice(1)),
+  ]);
   if (!lock[0].locked) {
     throw new HttpError(409, 'idempotency_key_in_use', 'still being processed', {
       'retry-after': '1',
@@ -358,7 +357,7 @@ async function idempotentCreate(client, scope, requestHash, body) {
   const order = orderJson(rows[0].order, rows[0].items);
   const json = JSON.stringify(order);
   await query(client, 'EVENT_APPEND', [
-    [TENANT],
+    TENANT,
     ['order.created'],
     [null],
     [order.id],

@@ -8,7 +8,7 @@ const O_COLUMNS = `o.id, o.status, o.currency, o.total_minor, o.customer_id, o.c
   o.customer_phone, o.shipping_country, o.shipping_city, o.shipping_district, o.shipping_address,
   o.shipping_postal_code, o.source, o.marketplace, o.external_order_id, o.created_at, o.updated_at`;
 
-/** src/orders/order-list-query.ts ORDER_ITEMS_JSON: the order's lines as one JSON array. */
+/** src/orders/order-list.sql.ts ORDER_ITEMS_JSON: the order's lines as one JSON array. */
 const ORDER_ITEMS_JSON = `(SELECT json_agg(i ORDER BY i.line_no) FROM (
     SELECT order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor
     FROM order_items WHERE tenant_id = o.tenant_id AND order_id = o.id) AS i) AS items`;
@@ -20,14 +20,14 @@ export const ORDER_BY_ID = `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders
 
 // ---- GET /v1/orders (page mode, sort -created_at) ---------------------------------------
 
-/** src/orders/order-counts.ts countExpression(): $1 tenant, $2 customer (0: all)[, $3 statuses]. */
+/** src/orders/order-counts.sql.ts countExpression(): $1 tenant, $2 customer (0: all)[, $3 statuses]. */
 const countExpression = (byStatus) => {
   const where = `tenant_id = $1 AND customer_id = $2${byStatus ? ' AND status = ANY($3::text[])' : ''}`;
   return `((SELECT coalesce(sum(count), 0) FROM order_counts WHERE ${where})
     + (SELECT coalesce(sum(delta), 0) FROM order_count_deltas WHERE ${where}))::bigint`;
 };
 
-/** src/orders/order-list-query.ts orderListSql() with its total, as the service runs page 1. */
+/** src/orders/order-list.sql.ts orderListSql() with its total, as the service runs page 1. */
 const page1 = (byStatus) => {
   const [tenant, limit, offset, status, join] = byStatus ? [4, 5, 6, 7, 8] : [3, 4, 5, 0, 6];
   return `SELECT ${O_COLUMNS},
@@ -45,10 +45,11 @@ export const LIST_PAGE_1_BY_STATUS = page1(true);
 
 // ---- POST /v1/orders with an Idempotency-Key (one transaction) ---------------------------
 
-/** src/idempotency/idempotency.store.ts tryLock(): $1 lock id (sha256 of the scope). */
-export const IDEMPOTENCY_LOCK = 'SELECT pg_try_advisory_xact_lock($1) AS locked';
+/** src/idempotency/idempotency.repository.ts tryLock(): $1 tenant, $2 the rest of the scope as JSON. */
+export const IDEMPOTENCY_LOCK =
+  'SELECT pg_try_advisory_xact_lock(hashtextextended($2, $1)) AS locked';
 
-/** src/idempotency/idempotency.store.ts find(): $1..$5 the key's scope. */
+/** src/idempotency/idempotency.repository.ts find(): $1..$5 the key's scope. */
 export const IDEMPOTENCY_FIND = `WITH expired AS (
          DELETE FROM idempotency_keys WHERE tenant_id = $1 AND app_id = $2 AND method = $3
            AND path = $4 AND key = $5 AND expires_at <= now())
@@ -56,7 +57,7 @@ export const IDEMPOTENCY_FIND = `WITH expired AS (
          WHERE tenant_id = $1 AND app_id = $2 AND method = $3 AND path = $4 AND key = $5
            AND expires_at > now()`;
 
-/** src/orders/orders.repository.ts activeProducts(): $1 tenant, $2 product ids. */
+/** src/orders/order-catalog.repository.ts activeProducts(): $1 tenant, $2 product ids. */
 export const ACTIVE_PRODUCTS = `SELECT id, sku, name, price_minor FROM products WHERE tenant_id = $1 AND id = ANY($2::bigint[]) AND active`;
 
 /**
@@ -96,12 +97,12 @@ export const ORDER_WRITE = `WITH linked AS (
            (SELECT json_agg(i ORDER BY i.line_no) FROM i) AS items
          FROM o`;
 
-/** src/events/event-log.ts append(), one event: $1..$5 arrays of tenant, type, app, order, data. */
+/** src/outbox/outbox.repository.ts append(), one event: $1 tenant, $2..$5 arrays of type, app, order, data. */
 export const EVENT_APPEND = `INSERT INTO events (tenant_id, type, app_id, order_id, data)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])`;
+       SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])`;
 
 /**
- * src/idempotency/idempotency.store.ts save(): $1..$5 the scope, $6 request hash, $7 status,
+ * src/idempotency/idempotency.repository.ts save(): $1..$5 the scope, $6 request hash, $7 status,
  * $8 body, $9 headers, $10 TTL hours.
  */
 export const IDEMPOTENCY_SAVE = `INSERT INTO idempotency_keys

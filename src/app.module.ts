@@ -3,7 +3,7 @@ import { AppsModule } from './apps/apps.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
-import { CoreModule, type CoreOptions } from './core.module.js';
+import { CoreModule, type CoreOptions } from './core/core.module.js';
 import { CustomersModule } from './customers/customers.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { CoreModule, type CoreOptions } from './core.module.js';
+import { CoreModule, type CoreOptions } from './core/core.module.js';
 import { MarketplaceModule } from './marketplace/marketplace.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';

@@ -6,7 +6,14 @@ import { AppsService } from '../src/apps/apps.service.js';
 import { CredentialsState } from '../src/auth/credentials-state.service.js';
 import { ARGON2_OPTIONS } from '../src/customers/password-hasher.js';
 import { within } from './support/eventually.js';
-import { newApp, newProduct, newTenant, TEST_ADMIN, tokenFor, type TestClient } from './support/factories.js';
+import {
+  newApp,
+  newProduct,
+  newTenant,
+  TEST_ADMIN,
+  tokenFor,
+  type TestClient,
+} from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 const PASSWORD = 'correct horse battery staple';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsService } from '../src/apps/apps.service.js';
-import { Transactions } from '../src/common/transactions.js';
+import { Transactions } from '../src/database/transactions.js';
 import { Maintenance } from '../src/maintenance/maintenance.service.js';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { drainFeed, feedPage, settleFeed } from './support/feed.js';

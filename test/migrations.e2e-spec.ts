@@ -33,7 +33,9 @@ const TABLES = [
 describe('migrations', () => {
   let dataSource: DataSource;
   beforeAll(async () => {
-    dataSource = new DataSource(dataSourceOptions(await createEmptyDatabase(), 2));
+    dataSource = new DataSource(
+      dataSourceOptions(await createEmptyDatabase(), { size: 2, audited: false }),
+    );
     await dataSource.initialize();
   });
   afterAll(() => dataSource.destroy());

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appScope } from '../src/auth/grants.js';
 import { AppCtx, Authenticated } from '../src/auth/authenticated.decorator.js';
 import type { AppContext } from '../src/auth/request-context.js';
-import { ExpensiveRequests } from '../src/common/rate-limit/expensive-requests.js';
-import { Transactions } from '../src/common/transactions.js';
+import { ExpensiveRequests } from '../src/rate-limit/expensive-requests.js';
+import { Transactions } from '../src/database/transactions.js';
 import { DatabaseProbe } from '../src/health/database-probe.js';
 import { within } from './support/eventually.js';
 import { newApp, newShop, newTenant, tokenFor } from './support/factories.js';
@@ -37,7 +37,7 @@ class NeighbourProbe {
   }
 
   private async sleep(ms: string): Promise<unknown> {
-    await this.transactions.legacyManager.query('SELECT pg_sleep($1::float / 1000)', [Number(ms)]);
+    await this.transactions.db.shared().rows('SELECT pg_sleep($1::float / 1000)', [Number(ms)]);
     return { slept: Number(ms) };
   }
 }

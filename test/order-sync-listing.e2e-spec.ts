@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../src/auth/request-context.js';
-import { Transactions } from '../src/common/transactions.js';
+import { Transactions } from '../src/database/transactions.js';
 import { ORDER_STATUSES, type OrderStatus } from '../src/orders/order-status.js';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { Db } from '../src/database/sql/db.js';

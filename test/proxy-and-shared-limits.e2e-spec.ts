@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExactRateLimiter } from '../src/common/rate-limit/exact-rate-limiter.service.js';
-import { SyncedRateLimiter } from '../src/common/rate-limit/synced-rate-limiter.service.js';
+import { ExactRateLimiter } from '../src/rate-limit/exact-rate-limiter.service.js';
+import { SyncedRateLimiter } from '../src/rate-limit/synced-rate-limiter.service.js';
 import { newApp, newTenant, tokenFor } from './support/factories.js';
 import { sharedInstanceEnv } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';

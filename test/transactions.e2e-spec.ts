@@ -1,12 +1,13 @@
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Transactions, UnitOfWorkEndedError } from '../src/common/transactions.js';
+import { Transactions, UnitOfWorkEndedError } from '../src/database/transactions.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
+import type { Db } from '../src/database/sql/db.js';
 import { createTestDatabase } from './support/test-database.js';
 
-/** The backend pid a manager's statements run on. */
-async function backendOf(manager: EntityManager): Promise<number> {
-  const rows: Array<{ pid: number }> = await manager.query('SELECT pg_backend_pid() AS pid');
+/** The backend pid a unit's (or the pool's) statements run on. */
+async function backendOf(db: Db): Promise<number> {
+  const rows: Array<{ pid: number }> = await db.shared().rows('SELECT pg_backend_pid() AS pid');
   return rows[0].pid;
 }
 
@@ -27,33 +28,33 @@ describe('Transactions (the ambient unit of work)', () => {
   });
   afterAll(() => dataSource.destroy());
 
-  it('a nested run joins the open unit of work, and manager is its transaction', async () => {
-    await transactions.runWithManager(async (outer) => {
-      expect(transactions.legacyManager).toBe(outer);
+  it('a nested run joins the open unit of work, and db is its transaction', async () => {
+    await transactions.run(async (outer) => {
+      expect(transactions.db).toBe(outer);
       await Promise.resolve();
-      await transactions.runWithManager(async (inner) => {
+      await transactions.run(async (inner) => {
         expect(inner).toBe(outer);
-        expect(await backendOf(transactions.legacyManager)).toBe(await backendOf(outer));
+        expect(await backendOf(transactions.db)).toBe(await backendOf(outer));
       });
     });
-    expect(transactions.legacyManager).toBe(dataSource.manager);
+    expect(transactions.db).toBe(transactions.pool);
   });
 
   it('overlapping units of work keep their own transaction while another one ends', async () => {
     const firstEnds = gate();
     const secondStarted = gate();
-    let secondSawAfterFirstEnded: EntityManager | undefined;
-    let secondManager: EntityManager | undefined;
-    const first = transactions.runWithManager(async () => {
+    let secondSawAfterFirstEnded: Db | undefined;
+    let secondManager: Db | undefined;
+    const first = transactions.run(async () => {
       await secondStarted.opened;
     });
-    const second = transactions.runWithManager(async (manager) => {
+    const second = transactions.run(async (manager) => {
       secondManager = manager;
       secondStarted.open();
       await firstEnds.opened;
       // After an await, in a continuation created while the first one was still open.
       await new Promise<void>((resolve) => setImmediate(resolve));
-      secondSawAfterFirstEnded = transactions.legacyManager;
+      secondSawAfterFirstEnded = transactions.db;
     });
     await first;
     firstEnds.open();
@@ -66,43 +67,43 @@ describe('Transactions (the ambient unit of work)', () => {
     const siblingMayGoOn = gate();
     let sibling: Promise<unknown> | undefined;
     await expect(
-      transactions.runWithManager(async (manager) => {
+      transactions.run(async (manager) => {
         // Promise.all rejects at the first failure; the other branch is still running.
         sibling = (async () => {
           await siblingMayGoOn.opened;
-          await transactions.legacyManager.query('INSERT INTO tx_leftover VALUES (2)');
+          await transactions.db.shared().rows('INSERT INTO tx_leftover VALUES (2)');
         })();
-        await manager.query('INSERT INTO tx_leftover VALUES (1)');
+        await manager.shared().rows('INSERT INTO tx_leftover VALUES (1)');
         await Promise.all([sibling, Promise.reject(new Error('one branch failed'))]);
       }),
     ).rejects.toThrow('one branch failed');
     siblingMayGoOn.open();
     await expect(sibling).rejects.toThrow(UnitOfWorkEndedError);
-    await expect(transactions.runWithManager(() => Promise.resolve())).resolves.toBeUndefined();
+    await expect(transactions.run(() => Promise.resolve())).resolves.toBeUndefined();
     expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_leftover')).toEqual([
       { n: 0 },
     ]);
     // Outside any unit of work, the pool.
-    expect(transactions.legacyManager).toBe(dataSource.manager);
+    expect(transactions.db).toBe(transactions.pool);
   });
 
-  it('a failed unit of work rolls back and leaves the pool as the manager', async () => {
+  it("a failed unit of work rolls back and leaves the pool's Db in place", async () => {
     await dataSource.query('CREATE TABLE IF NOT EXISTS tx_probe (n int)');
     await expect(
-      transactions.runWithManager(async (manager) => {
-        await manager.query('INSERT INTO tx_probe VALUES (1)');
+      transactions.run(async (manager) => {
+        await manager.shared().rows('INSERT INTO tx_probe VALUES (1)');
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
     expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 0 }]);
-    expect(transactions.legacyManager).toBe(dataSource.manager);
+    expect(transactions.db).toBe(transactions.pool);
   });
 
   it('afterCommit runs once the outermost unit commits, never on rollback, at once outside one', async () => {
     const seen: string[] = [];
-    await transactions.runWithManager(async () => {
+    await transactions.run(async () => {
       transactions.afterCommit(() => seen.push('outer'));
-      await transactions.runWithManager(async () => {
+      await transactions.run(async () => {
         transactions.afterCommit(() => seen.push('joined'));
       });
       expect(seen).toEqual([]);
@@ -110,7 +111,7 @@ describe('Transactions (the ambient unit of work)', () => {
     expect(seen).toEqual(['outer', 'joined']);
 
     await expect(
-      transactions.runWithManager(async () => {
+      transactions.run(async () => {
         transactions.afterCommit(() => seen.push('rolled back'));
         throw new Error('boom');
       }),

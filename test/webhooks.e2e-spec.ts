@@ -354,7 +354,9 @@ describe('webhooks', () => {
       const siblingWatch = await newEndpoint(s, ['app.scopes_changed'], await tokenFor(t, sibling));
       const foreign = await newEndpoint(other, ['order.created']);
       const order = await createOrder(s);
-      await t.app.get(AppsService).setScopes(TEST_ADMIN, sibling.clientId, 'orders:read webhooks:read');
+      await t.app
+        .get(AppsService)
+        .setScopes(TEST_ADMIN, sibling.clientId, 'orders:read webhooks:read');
       await t.http
         .post(`/v1/orders/${order.id}/status`)
         .set(auth(s.token))
@@ -391,7 +393,9 @@ describe('webhooks', () => {
       await dispatchedAll();
       expect(receiver.at(watching.path)).toEqual([]);
       expect(receiver.at(paused.path)).toHaveLength(1);
-      await t.app.get(AppsService).setScopes(TEST_ADMIN, hooksOnly.clientId, 'webhooks:write orders:read');
+      await t.app
+        .get(AppsService)
+        .setScopes(TEST_ADMIN, hooksOnly.clientId, 'webhooks:write orders:read');
       await createOrder(s);
       await hooksAt(watching.path, 1);
     });

@@ -173,7 +173,7 @@ export async function startReference({ databaseUrl, dataDir, tenantId, appId, pu
 
 /**
  * The reference names its statements (prepared and planned once per connection), as the
- * service does on its hot paths (src/database/prepared-query.ts), so the ratio compares like
+ * service does on its hot paths (`prepared` in src/database/sql/execute.ts), so the ratio compares like
  * with like. BENCH_REFERENCE_PREPARED=0 sends them unnamed.
  */
 export const referencePrepared = () => process.env.BENCH_REFERENCE_PREPARED !== '0';

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AppsModule } from '../apps/apps.module.js';
-import { CoreModule, type CoreOptions } from '../core.module.js';
+import { CoreModule, type CoreOptions } from '../core/core.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { ProductsModule } from '../products/products.module.js';

@@ -8,7 +8,7 @@ import { isScope, parseScopeList } from '../auth/scopes.js';
 import type { AdminContext } from '../common/admin-context.js';
 import { hasCharLength } from '../common/char-length.js';
 import { AppError } from '../common/errors/app-error.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import type { Db } from '../database/sql/db.js';

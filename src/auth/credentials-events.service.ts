@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import type { Db } from '../database/sql/db.js';
 import type { CredentialsEvent } from './credentials-events.js';
 import { CredentialsNotifyRepository } from './credentials-notify.repository.js';

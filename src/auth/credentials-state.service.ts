@@ -6,8 +6,8 @@ import {
 } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { BackgroundTransactions } from '../common/background-transactions.js';
-import { Transactions } from '../common/transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
+import { Transactions } from '../database/transactions.js';
 import { CREDENTIALS_CHANNEL, type CredentialsEvent } from './credentials-events.js';
 import { type AppCredentials, CredentialsRepository } from './credentials.repository.js';
 

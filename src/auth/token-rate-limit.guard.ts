@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
-import { SyncedRateLimiter } from '../common/rate-limit/synced-rate-limiter.service.js';
+import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
+import { SyncedRateLimiter } from '../rate-limit/synced-rate-limiter.service.js';
 import { AppConfig } from '../config/app-config.js';
 import type { RequestContext } from './request-context.js';
 

@@ -984,18 +984,7 @@ export interface components {
       meta: components['schemas']['PageWithCursorMeta'] | components['schemas']['CursorMeta'];
     };
     OrderEventsDto: {
-      data: (
-        | components['schemas']['OrderCreatedEvent']
-        | components['schemas']['OrderStatusChangedEvent']
-        | components['schemas']['MarketplaceImportFailedEvent']
-        | components['schemas']['CustomerCreatedEvent']
-        | components['schemas']['AppSecretRotatedEvent']
-        | components['schemas']['AppScopesChangedEvent']
-        | components['schemas']['AppDeactivatedEvent']
-        | components['schemas']['AppActivatedEvent']
-        | components['schemas']['TokenRevokedEvent']
-        | components['schemas']['EndpointDisabledEvent']
-      )[];
+      data: components['schemas']['Event'][];
     };
     ChangeStatusDto: {
       /**
@@ -1004,6 +993,439 @@ export interface components {
        * @enum {string}
        */
       status: 'pending' | 'paid' | 'preparing' | 'shipped' | 'cancelled' | 'refunded';
+    };
+    EventPageDto: {
+      /** @description One schema per event type */
+      data: components['schemas']['Event'][];
+      /**
+       * @description Where to continue (pass as `after`); returned even when `data` is empty
+       * @example ZTEuNDgyMTMuMTIwNw
+       */
+      next_cursor: string;
+      /**
+       * @description More events are available now
+       * @example false
+       */
+      has_more: boolean;
+    };
+    CreateWebhookEndpointDto: {
+      /**
+       * @description https only (http when WEBHOOK_ALLOW_HTTP=true); no credentials; a host resolving to a loopback, private, link-local or metadata address is refused (here and at every delivery) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
+       * @example https://erp.example.com/hooks
+       */
+      url: string;
+      /**
+       * @description The event types sent to this endpoint (1 or more, distinct)
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
+      event_types: (
+        | 'order.created'
+        | 'order.status_changed'
+        | 'marketplace_import.failed'
+        | 'customer.created'
+        | 'app.secret_rotated'
+        | 'app.scopes_changed'
+        | 'app.deactivated'
+        | 'app.activated'
+        | 'token.revoked'
+        | 'endpoint.disabled'
+      )[];
+      /** @example ERP order sync */
+      description?: string;
+    };
+    WebhookEndpointWithSecretDto: {
+      /** @example 3 */
+      id: number;
+      /** @example https://erp.example.com/hooks */
+      url: string;
+      /** @example ERP order sync */
+      description: string | null;
+      /**
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
+      event_types: (
+        | 'order.created'
+        | 'order.status_changed'
+        | 'marketplace_import.failed'
+        | 'customer.created'
+        | 'app.secret_rotated'
+        | 'app.scopes_changed'
+        | 'app.deactivated'
+        | 'app.activated'
+        | 'token.revoked'
+        | 'endpoint.disabled'
+      )[];
+      /**
+       * @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled)
+       * @example true
+       */
+      active: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      updated_at: string;
+      /**
+       * @description Signing secret (`whsec_` + base64 of 32 random bytes), shown only on creation and rotation; verify deliveries with any Standard Webhooks library
+       * @example whsec_Ob1SIF0eTZs1j8VezkY19XLfx7aXspH7CNTkJXt/vZA=
+       */
+      secret: string;
+    };
+    WebhookEndpointDto: {
+      /** @example 3 */
+      id: number;
+      /** @example https://erp.example.com/hooks */
+      url: string;
+      /** @example ERP order sync */
+      description: string | null;
+      /**
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
+      event_types: (
+        | 'order.created'
+        | 'order.status_changed'
+        | 'marketplace_import.failed'
+        | 'customer.created'
+        | 'app.secret_rotated'
+        | 'app.scopes_changed'
+        | 'app.deactivated'
+        | 'app.activated'
+        | 'token.revoked'
+        | 'endpoint.disabled'
+      )[];
+      /**
+       * @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled)
+       * @example true
+       */
+      active: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      updated_at: string;
+    };
+    WebhookEndpointListDto: {
+      data: components['schemas']['WebhookEndpointDto'][];
+    };
+    UpdateWebhookEndpointDto: {
+      /**
+       * @description https only (http when WEBHOOK_ALLOW_HTTP=true); no credentials; a host resolving to a loopback, private, link-local or metadata address is refused (here and at every delivery) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
+       * @example https://erp.example.com/hooks
+       */
+      url?: string;
+      /**
+       * @description The event types sent to this endpoint (1 or more, distinct)
+       * @example [
+       *       "order.created",
+       *       "order.status_changed"
+       *     ]
+       */
+      event_types?: (
+        | 'order.created'
+        | 'order.status_changed'
+        | 'marketplace_import.failed'
+        | 'customer.created'
+        | 'app.secret_rotated'
+        | 'app.scopes_changed'
+        | 'app.deactivated'
+        | 'app.activated'
+        | 'token.revoked'
+        | 'endpoint.disabled'
+      )[];
+      /**
+       * @description false pauses deliveries; true resumes them and clears the failure streak
+       * @example true
+       */
+      active?: boolean;
+      /**
+       * @description null clears it
+       * @example ERP order sync
+       */
+      description?: string | null;
+    };
+    WebhookDeliveryDto: {
+      /** @example 1201 */
+      id: number;
+      /**
+       * @description Also the `webhook-id` header of every attempt
+       * @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b
+       */
+      event_id: string;
+      /**
+       * @example order.created
+       * @enum {string}
+       */
+      event_type:
+        | 'order.created'
+        | 'order.status_changed'
+        | 'marketplace_import.failed'
+        | 'customer.created'
+        | 'app.secret_rotated'
+        | 'app.scopes_changed'
+        | 'app.deactivated'
+        | 'app.activated'
+        | 'token.revoked'
+        | 'endpoint.disabled';
+      /**
+       * @description Attempts made so far (requests sent), counting an attempt in flight
+       * @example 2
+       */
+      attempts: number;
+      /**
+       * @example pending
+       * @enum {string}
+       */
+      state: 'pending' | 'succeeded' | 'failed';
+      /** @example 503 */
+      last_status_code: number | null;
+      /** @example HTTP 503 */
+      last_error: string | null;
+      /**
+       * Format: date-time
+       * @description When the last attempt began
+       * @example 2026-11-23T10:15:06.000Z
+       */
+      last_attempt_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:20:06.000Z
+       */
+      next_attempt_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+    };
+    WebhookDeliveryPageDto: {
+      data: components['schemas']['WebhookDeliveryDto'][];
+      meta: components['schemas']['PageMeta'];
+    };
+    RegisterCustomerDto: {
+      /** @example Ada Lovelace */
+      name: string;
+      /**
+       * Format: email
+       * @description Unique per tenant, any case
+       * @example ada@example.com
+       */
+      email: string;
+      /**
+       * Format: password
+       * @description 8–128 characters, no composition rules, common passwords refused; used exactly as sent
+       * @example plum-Orbit-42-lantern
+       */
+      password: string;
+      /** @example +1 555 0100 */
+      phone?: string;
+    };
+    CustomerDto: {
+      /** @example 17 */
+      id: number;
+      /** @example Ada Lovelace */
+      name: string;
+      /** @example ada@example.com */
+      email: string;
+      /** @example +1 555 0100 */
+      phone: string | null;
+      /**
+       * @description Whether the customer proved the address (verify-email, or support staff). Until then no order is linked to them by email.
+       * @example true
+       */
+      email_verified: boolean;
+    };
+    LoginDto: {
+      /**
+       * Format: email
+       * @example ada@example.com
+       */
+      email: string;
+      /**
+       * Format: password
+       * @example plum-Orbit-42-lantern
+       */
+      password: string;
+    };
+    LoginResponseDto: {
+      /**
+       * @description Customer session token (JWT, typ customer-session+jwt), used as a Bearer token
+       * @example eyJhbGciOiJFUzI1NiIsInR5cCI6ImN1c3RvbWVyLXNlc3Npb24rand0Iiwia2lkIjoiM3FWN3JRYngifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAi…
+       */
+      token: string;
+      /**
+       * @example Bearer
+       * @enum {string}
+       */
+      token_type: 'Bearer';
+      /**
+       * @description Seconds until the session token expires
+       * @example 86400
+       */
+      expires_in: number;
+      /**
+       * @description Granted: customer:read and/or order:read, as far as the app token held them
+       * @example customer:read order:read
+       */
+      scope: string;
+      customer: components['schemas']['CustomerDto'];
+    };
+    CreateTicketDto: {
+      /**
+       * @example email_verification
+       * @enum {string}
+       */
+      type: 'email_verification' | 'password_reset';
+      /**
+       * Format: email
+       * @description A registered customer (any case)
+       * @example ada@example.com
+       */
+      email: string;
+    };
+    TicketDto: {
+      /**
+       * @example email_verification
+       * @enum {string}
+       */
+      type: 'email_verification' | 'password_reset';
+      /**
+       * @description Single use, shown only here: deliver it in your own email (a link to your storefront). Stored only as a hash; a newer ticket of the type supersedes this one.
+       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
+       */
+      token: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-24T10:15:00.000Z
+       */
+      expires_at: string;
+      /** @example 17 */
+      customer_id: number;
+    };
+    VerifyEmailDto: {
+      /**
+       * @description The email_verification ticket token
+       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
+       */
+      token: string;
+    };
+    ResetPasswordDto: {
+      /**
+       * @description The password_reset ticket token
+       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
+       */
+      token: string;
+      /**
+       * Format: password
+       * @description The registration policy: 8–128 characters, common passwords refused
+       * @example velvet-Harbor-17-quill
+       */
+      password: string;
+    };
+    ChangePasswordDto: {
+      /**
+       * Format: password
+       * @example plum-Orbit-42-lantern
+       */
+      current_password: string;
+      /**
+       * Format: password
+       * @description The registration policy: 8–128 characters, common passwords refused
+       * @example velvet-Harbor-17-quill
+       */
+      new_password: string;
+    };
+    ImportItemInput: {
+      /** @example TSHIRT-BLK-M */
+      sku: string;
+      /** @example T-shirt, black, M */
+      name: string;
+      /** @example 3 */
+      quantity: number;
+      /**
+       * @description Non-negative, at most 2 decimals
+       * @example 19.99
+       */
+      unit_price: number;
+      /**
+       * @description Must equal unit_price × quantity exactly
+       * @example 59.97
+       */
+      total: number;
+      /**
+       * @description Informational; the line is linked to the catalog by sku
+       * @example 1
+       */
+      product_id?: number;
+    };
+    ImportOrderDto: {
+      /** @example trendyol */
+      marketplace: string;
+      /** @example TY-10472285 */
+      external_order_id: string;
+      /**
+       * @example {
+       *       "name": "Ada Lovelace",
+       *       "email": "ada@example.com",
+       *       "phone": "+1 555 0100"
+       *     }
+       */
+      customer: components['schemas']['OrderCustomerInput'];
+      shipping_address: components['schemas']['ShippingAddressInput'];
+      items: components['schemas']['ImportItemInput'][];
+    };
+    ImportStatusDto: {
+      /**
+       * @example imported
+       * @enum {string}
+       */
+      status: 'queued' | 'processing' | 'imported' | 'failed';
+      /** @example trendyol */
+      marketplace: string;
+      /** @example TY-10472285 */
+      external_order_id: string;
+      /**
+       * @description The created order once imported
+       * @example 42
+       */
+      order_id: number | null;
+      /**
+       * @description Why the last attempt failed
+       * @example the order could not be written (database error 40P01)
+       */
+      error: string | null;
+      /**
+       * @description Processing attempts so far
+       * @example 2
+       */
+      attempts: number;
+    };
+    ImportAckDto: {
+      /**
+       * @example queued
+       * @enum {string}
+       */
+      status: 'queued';
+      /** @example TY-10472285 */
+      external_order_id: string;
     };
     OrderEventData: {
       object: components['schemas']['OrderDto'];
@@ -1049,32 +1471,6 @@ export interface components {
       /** @description The order after the change, and its previous status */
       data: components['schemas']['OrderStatusChangedData'];
     };
-    ImportStatusDto: {
-      /**
-       * @example imported
-       * @enum {string}
-       */
-      status: 'queued' | 'processing' | 'imported' | 'failed';
-      /** @example trendyol */
-      marketplace: string;
-      /** @example TY-10472285 */
-      external_order_id: string;
-      /**
-       * @description The created order once imported
-       * @example 42
-       */
-      order_id: number | null;
-      /**
-       * @description Why the last attempt failed
-       * @example the order could not be written (database error 40P01)
-       */
-      error: string | null;
-      /**
-       * @description Processing attempts so far
-       * @example 2
-       */
-      attempts: number;
-    };
     ImportFailedData: {
       object: components['schemas']['ImportStatusDto'];
     };
@@ -1093,21 +1489,6 @@ export interface components {
       created_at: string;
       /** @description The import status document, failed for good */
       data: components['schemas']['ImportFailedData'];
-    };
-    CustomerDto: {
-      /** @example 17 */
-      id: number;
-      /** @example Ada Lovelace */
-      name: string;
-      /** @example ada@example.com */
-      email: string;
-      /** @example +1 555 0100 */
-      phone: string | null;
-      /**
-       * @description Whether the customer proved the address (verify-email, or support staff). Until then no order is linked to them by email.
-       * @example true
-       */
-      email_verified: boolean;
     };
     CustomerCreatedData: {
       object: components['schemas']['CustomerDto'];
@@ -1257,47 +1638,6 @@ export interface components {
       /** @description The app's revoked token */
       data: components['schemas']['TokenRevokedData'];
     };
-    WebhookEndpointDto: {
-      /** @example 3 */
-      id: number;
-      /** @example https://erp.example.com/hooks */
-      url: string;
-      /** @example ERP order sync */
-      description: string | null;
-      /**
-       * @example [
-       *       "order.created",
-       *       "order.status_changed"
-       *     ]
-       */
-      event_types: (
-        | 'order.created'
-        | 'order.status_changed'
-        | 'marketplace_import.failed'
-        | 'customer.created'
-        | 'app.secret_rotated'
-        | 'app.scopes_changed'
-        | 'app.deactivated'
-        | 'app.activated'
-        | 'token.revoked'
-        | 'endpoint.disabled'
-      )[];
-      /**
-       * @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled)
-       * @example true
-       */
-      active: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-11-23T10:15:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-23T10:15:00.000Z
-       */
-      updated_at: string;
-    };
     EndpointDisabledData: {
       object: components['schemas']['WebhookEndpointDto'];
     };
@@ -1317,368 +1657,17 @@ export interface components {
       /** @description The endpoint, disabled after 5 days of failed deliveries (seen by its app alone) */
       data: components['schemas']['EndpointDisabledData'];
     };
-    EventPageDto: {
-      /** @description One schema per event type */
-      data: (
-        | components['schemas']['OrderCreatedEvent']
-        | components['schemas']['OrderStatusChangedEvent']
-        | components['schemas']['MarketplaceImportFailedEvent']
-        | components['schemas']['CustomerCreatedEvent']
-        | components['schemas']['AppSecretRotatedEvent']
-        | components['schemas']['AppScopesChangedEvent']
-        | components['schemas']['AppDeactivatedEvent']
-        | components['schemas']['AppActivatedEvent']
-        | components['schemas']['TokenRevokedEvent']
-        | components['schemas']['EndpointDisabledEvent']
-      )[];
-      /**
-       * @description Where to continue (pass as `after`); returned even when `data` is empty
-       * @example ZTEuNDgyMTMuMTIwNw
-       */
-      next_cursor: string;
-      /**
-       * @description More events are available now
-       * @example false
-       */
-      has_more: boolean;
-    };
-    CreateWebhookEndpointDto: {
-      /**
-       * @description https only (http when WEBHOOK_ALLOW_HTTP=true); no credentials; a host resolving to a loopback, private, link-local or metadata address is refused (here and at every delivery) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
-       * @example https://erp.example.com/hooks
-       */
-      url: string;
-      /**
-       * @description The event types sent to this endpoint (1 or more, distinct)
-       * @example [
-       *       "order.created",
-       *       "order.status_changed"
-       *     ]
-       */
-      event_types: (
-        | 'order.created'
-        | 'order.status_changed'
-        | 'marketplace_import.failed'
-        | 'customer.created'
-        | 'app.secret_rotated'
-        | 'app.scopes_changed'
-        | 'app.deactivated'
-        | 'app.activated'
-        | 'token.revoked'
-        | 'endpoint.disabled'
-      )[];
-      /** @example ERP order sync */
-      description?: string;
-    };
-    WebhookEndpointWithSecretDto: {
-      /** @example 3 */
-      id: number;
-      /** @example https://erp.example.com/hooks */
-      url: string;
-      /** @example ERP order sync */
-      description: string | null;
-      /**
-       * @example [
-       *       "order.created",
-       *       "order.status_changed"
-       *     ]
-       */
-      event_types: (
-        | 'order.created'
-        | 'order.status_changed'
-        | 'marketplace_import.failed'
-        | 'customer.created'
-        | 'app.secret_rotated'
-        | 'app.scopes_changed'
-        | 'app.deactivated'
-        | 'app.activated'
-        | 'token.revoked'
-        | 'endpoint.disabled'
-      )[];
-      /**
-       * @description false when paused, or disabled after 5 days of failed deliveries (endpoint.disabled)
-       * @example true
-       */
-      active: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-11-23T10:15:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-23T10:15:00.000Z
-       */
-      updated_at: string;
-      /**
-       * @description Signing secret (`whsec_` + base64 of 32 random bytes), shown only on creation and rotation; verify deliveries with any Standard Webhooks library
-       * @example whsec_Ob1SIF0eTZs1j8VezkY19XLfx7aXspH7CNTkJXt/vZA=
-       */
-      secret: string;
-    };
-    WebhookEndpointListDto: {
-      data: components['schemas']['WebhookEndpointDto'][];
-    };
-    UpdateWebhookEndpointDto: {
-      /**
-       * @description https only (http when WEBHOOK_ALLOW_HTTP=true); no credentials; a host resolving to a loopback, private, link-local or metadata address is refused (here and at every delivery) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
-       * @example https://erp.example.com/hooks
-       */
-      url?: string;
-      /**
-       * @description The event types sent to this endpoint (1 or more, distinct)
-       * @example [
-       *       "order.created",
-       *       "order.status_changed"
-       *     ]
-       */
-      event_types?: (
-        | 'order.created'
-        | 'order.status_changed'
-        | 'marketplace_import.failed'
-        | 'customer.created'
-        | 'app.secret_rotated'
-        | 'app.scopes_changed'
-        | 'app.deactivated'
-        | 'app.activated'
-        | 'token.revoked'
-        | 'endpoint.disabled'
-      )[];
-      /**
-       * @description false pauses deliveries; true resumes them and clears the failure streak
-       * @example true
-       */
-      active?: boolean;
-      /**
-       * @description null clears it
-       * @example ERP order sync
-       */
-      description?: string | null;
-    };
-    WebhookDeliveryDto: {
-      /** @example 1201 */
-      id: number;
-      /**
-       * @description Also the `webhook-id` header of every attempt
-       * @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b
-       */
-      event_id: string;
-      /**
-       * @example order.created
-       * @enum {string}
-       */
-      event_type:
-        | 'order.created'
-        | 'order.status_changed'
-        | 'marketplace_import.failed'
-        | 'customer.created'
-        | 'app.secret_rotated'
-        | 'app.scopes_changed'
-        | 'app.deactivated'
-        | 'app.activated'
-        | 'token.revoked'
-        | 'endpoint.disabled';
-      /**
-       * @description Attempts made so far (requests sent), counting an attempt in flight
-       * @example 2
-       */
-      attempts: number;
-      /**
-       * @example pending
-       * @enum {string}
-       */
-      state: 'pending' | 'succeeded' | 'failed';
-      /** @example 503 */
-      last_status_code: number | null;
-      /** @example HTTP 503 */
-      last_error: string | null;
-      /**
-       * Format: date-time
-       * @description When the last attempt began
-       * @example 2026-11-23T10:15:06.000Z
-       */
-      last_attempt_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-23T10:20:06.000Z
-       */
-      next_attempt_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-23T10:15:00.000Z
-       */
-      created_at: string;
-    };
-    WebhookDeliveryPageDto: {
-      data: components['schemas']['WebhookDeliveryDto'][];
-      meta: components['schemas']['PageMeta'];
-    };
-    RegisterCustomerDto: {
-      /** @example Ada Lovelace */
-      name: string;
-      /**
-       * Format: email
-       * @description Unique per tenant, any case
-       * @example ada@example.com
-       */
-      email: string;
-      /**
-       * Format: password
-       * @description 8–128 characters, no composition rules, common passwords refused; used exactly as sent
-       * @example plum-Orbit-42-lantern
-       */
-      password: string;
-      /** @example +1 555 0100 */
-      phone?: string;
-    };
-    LoginDto: {
-      /**
-       * Format: email
-       * @example ada@example.com
-       */
-      email: string;
-      /**
-       * Format: password
-       * @example plum-Orbit-42-lantern
-       */
-      password: string;
-    };
-    LoginResponseDto: {
-      /**
-       * @description Customer session token (JWT, typ customer-session+jwt), used as a Bearer token
-       * @example eyJhbGciOiJFUzI1NiIsInR5cCI6ImN1c3RvbWVyLXNlc3Npb24rand0Iiwia2lkIjoiM3FWN3JRYngifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAi…
-       */
-      token: string;
-      /**
-       * @example Bearer
-       * @enum {string}
-       */
-      token_type: 'Bearer';
-      /**
-       * @description Seconds until the session token expires
-       * @example 86400
-       */
-      expires_in: number;
-      /**
-       * @description Granted: customer:read and/or order:read, as far as the app token held them
-       * @example customer:read order:read
-       */
-      scope: string;
-      customer: components['schemas']['CustomerDto'];
-    };
-    CreateTicketDto: {
-      /**
-       * @example email_verification
-       * @enum {string}
-       */
-      type: 'email_verification' | 'password_reset';
-      /**
-       * Format: email
-       * @description A registered customer (any case)
-       * @example ada@example.com
-       */
-      email: string;
-    };
-    TicketDto: {
-      /**
-       * @example email_verification
-       * @enum {string}
-       */
-      type: 'email_verification' | 'password_reset';
-      /**
-       * @description Single use, shown only here: deliver it in your own email (a link to your storefront). Stored only as a hash; a newer ticket of the type supersedes this one.
-       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
-       */
-      token: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-24T10:15:00.000Z
-       */
-      expires_at: string;
-      /** @example 17 */
-      customer_id: number;
-    };
-    VerifyEmailDto: {
-      /**
-       * @description The email_verification ticket token
-       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
-       */
-      token: string;
-    };
-    ResetPasswordDto: {
-      /**
-       * @description The password_reset ticket token
-       * @example tkt_6mJ0sVbE3b8cWcJ2m3yq0v8u1y5J8p6m8w9cX2sQ1aE
-       */
-      token: string;
-      /**
-       * Format: password
-       * @description The registration policy: 8–128 characters, common passwords refused
-       * @example velvet-Harbor-17-quill
-       */
-      password: string;
-    };
-    ChangePasswordDto: {
-      /**
-       * Format: password
-       * @example plum-Orbit-42-lantern
-       */
-      current_password: string;
-      /**
-       * Format: password
-       * @description The registration policy: 8–128 characters, common passwords refused
-       * @example velvet-Harbor-17-quill
-       */
-      new_password: string;
-    };
-    ImportItemInput: {
-      /** @example TSHIRT-BLK-M */
-      sku: string;
-      /** @example T-shirt, black, M */
-      name: string;
-      /** @example 3 */
-      quantity: number;
-      /**
-       * @description Non-negative, at most 2 decimals
-       * @example 19.99
-       */
-      unit_price: number;
-      /**
-       * @description Must equal unit_price × quantity exactly
-       * @example 59.97
-       */
-      total: number;
-      /**
-       * @description Informational; the line is linked to the catalog by sku
-       * @example 1
-       */
-      product_id?: number;
-    };
-    ImportOrderDto: {
-      /** @example trendyol */
-      marketplace: string;
-      /** @example TY-10472285 */
-      external_order_id: string;
-      /**
-       * @example {
-       *       "name": "Ada Lovelace",
-       *       "email": "ada@example.com",
-       *       "phone": "+1 555 0100"
-       *     }
-       */
-      customer: components['schemas']['OrderCustomerInput'];
-      shipping_address: components['schemas']['ShippingAddressInput'];
-      items: components['schemas']['ImportItemInput'][];
-    };
-    ImportAckDto: {
-      /**
-       * @example queued
-       * @enum {string}
-       */
-      status: 'queued';
-      /** @example TY-10472285 */
-      external_order_id: string;
-    };
+    Event:
+      | components['schemas']['OrderCreatedEvent']
+      | components['schemas']['OrderStatusChangedEvent']
+      | components['schemas']['MarketplaceImportFailedEvent']
+      | components['schemas']['CustomerCreatedEvent']
+      | components['schemas']['AppSecretRotatedEvent']
+      | components['schemas']['AppScopesChangedEvent']
+      | components['schemas']['AppDeactivatedEvent']
+      | components['schemas']['AppActivatedEvent']
+      | components['schemas']['TokenRevokedEvent']
+      | components['schemas']['EndpointDisabledEvent'];
   };
   responses: {
     /** @description `invalid_request`: an HTTP/1.1 request without `Host`, or a URL that is not valid percent-encoding */

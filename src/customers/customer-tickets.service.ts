@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
-import { ExactRateLimiter } from '../common/rate-limit/exact-rate-limiter.service.js';
-import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
-import { Transactions } from '../common/transactions.js';
+import { ExactRateLimiter } from '../rate-limit/exact-rate-limiter.service.js';
+import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
+import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
 import { CustomerSessions } from './customer-sessions.service.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { AdminContext } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import type { Db } from '../database/sql/db.js';
 import { OrderWriter } from '../orders/order-writer.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TokensModule } from '../auth/tokens.module.js';
-import { EventsModule } from '../events/events.module.js';
+import { OutboxModule } from '../outbox/outbox.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { CustomerSessions } from './customer-sessions.service.js';
 import { CustomerTicketsRepository } from './customer-tickets.repository.js';
@@ -13,7 +13,7 @@ import { Argon2PasswordHasher, PasswordHasher } from './password-hasher.js';
 import { PasswordWork } from './password-work.service.js';
 
 @Module({
-  imports: [OrdersModule, TokensModule, EventsModule],
+  imports: [OrdersModule, TokensModule, OutboxModule],
   controllers: [CustomersController],
   providers: [
     CustomersService,

@@ -1,4 +1,4 @@
-import type { RateLimitRule } from '../common/rate-limit/rate-limit-rule.js';
+import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
 import type { AppConfig } from '../config/app-config.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { rateLimited } from '../common/rate-limit/rate-limit-rule.js';
+import { rateLimited } from '../rate-limit/rate-limit-rule.js';
 import { FairWorkQueue, type WorkOwner, type WorkShares } from '../common/work-queue.js';
 import { AppConfig } from '../config/app-config.js';
 import { PasswordHasher } from './password-hasher.js';

@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { GuardedClient } from './guarded-client.js';
+import { GuardedClient, SchemaClient } from './guarded-client.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface PoolOptions {
@@ -11,6 +11,11 @@ export interface PoolOptions {
   acquireTimeoutMs?: number;
   /** Names the pool in pg_stat_activity. */
   applicationName?: string;
+  /**
+   * False for schema work only (the TypeORM CLI, the migration spec): its statements are not
+   * audited. Every pool of the service is audited.
+   */
+  audited?: boolean;
 }
 
 /**
@@ -26,8 +31,13 @@ const CLIENT_DEADLINE_GRACE_MS = 2_000;
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 export function dataSourceOptions(url: string, pool: number | PoolOptions = 10): DataSourceOptions {
-  const { size, statementTimeoutMs, acquireTimeoutMs, applicationName } =
-    typeof pool === 'number' ? { size: pool } : pool;
+  const {
+    size,
+    statementTimeoutMs,
+    acquireTimeoutMs,
+    applicationName,
+    audited = true,
+  } = typeof pool === 'number' ? { size: pool } : pool;
   return {
     type: 'postgres',
     url,
@@ -59,7 +69,7 @@ export function dataSourceOptions(url: string, pool: number | PoolOptions = 10):
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
-      Client: GuardedClient,
+      Client: audited ? GuardedClient : SchemaClient,
     },
   };
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { auditFailure } from './sql/statement-audit.js';
+import { auditFailure, exemptFromAudit } from './sql/statement-audit.js';
 
 /** node-postgres' error when a query outlives the client's `query_timeout`. */
 const READ_TIMEOUT = 'Query read timeout';
@@ -53,6 +53,18 @@ export class GuardedClient extends pg.Client {
     (
       this as unknown as { connection: { stream: { destroy(): void } } }
     ).connection.stream.destroy();
+  }
+}
+
+/**
+ * A guarded client outside the statement audit: for schema changes only (the TypeORM CLI's
+ * `migration:run` and `migration:revert`, whose DDL names tenant tables without a tenant).
+ * The service's own pools never use it; `runMigrations` exempts its one connection instead.
+ */
+export class SchemaClient extends GuardedClient {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    exemptFromAudit(this);
   }
 }
 

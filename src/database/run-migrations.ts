@@ -18,7 +18,7 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   // DDL names tenant tables without a tenant: the audit leaves this connection alone meanwhile.
   const client = (await runner.connect()) as object;
-  exemptFromAudit(client);
+  const exempted = exemptFromAudit(client);
   try {
     await runner.query('SET statement_timeout = 0');
     // Tried, not awaited in the database: an index built CONCURRENTLY by the instance that
@@ -40,7 +40,7 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     // A session setting must not go back to the pool with the connection.
     await runner.query('RESET statement_timeout').catch(() => undefined);
-    endAuditExemption(client);
+    if (exempted) endAuditExemption(client);
     await runner.release();
   }
 }

@@ -1,16 +1,14 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppCtx, Authenticated } from '../auth/authenticated.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { AppContext } from '../auth/request-context.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
-import { EVENT_SCHEMAS } from './dto/event-payloads.dto.js';
 import { EventPageDto, FeedQuery } from './dto/event.dto.js';
 import { EventsService } from './events.service.js';
 import { validated } from '../common/http/validated.js';
 
 @ApiTags('events')
-@ApiExtraModels(...Object.values(EVENT_SCHEMAS))
 @Controller('v1/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

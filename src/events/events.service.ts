@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
-import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
-import { Transactions } from '../common/transactions.js';
+import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
+import { Transactions } from '../database/transactions.js';
 import type { EventPageDto, FeedQuery } from './dto/event.dto.js';
 import { toEventDto } from './event.mapper.js';
 import { EventsRepository } from './events.repository.js';

@@ -10,7 +10,7 @@ import { from, lastValueFrom, map, type Observable } from 'rxjs';
 import type { RequestContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { HttpAnswer, type HttpResult } from '../common/http/http-result.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { requestHash } from './canonical-json.js';
 import { parseIdempotencyKey } from './idempotency-key.js';

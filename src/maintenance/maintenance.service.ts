@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { EventRetentionRepository } from '../events/event-retention.repository.js';
 import { JobQueue, MAINTENANCE_QUEUE } from '../queue/job-queue.service.js';

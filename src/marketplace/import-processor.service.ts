@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { AppError } from '../common/errors/app-error.js';
 import { toMinorUnits } from '../common/money.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';

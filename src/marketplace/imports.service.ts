@@ -3,7 +3,7 @@ import type { RequestContext } from '../auth/request-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import { HttpAnswer } from '../common/http/http-result.js';
 import { toMinorUnits } from '../common/money.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
 import type { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { EventsModule } from '../events/events.module.js';
+import { OutboxModule } from '../outbox/outbox.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { QueueModule } from '../queue/queue.module.js';
@@ -10,7 +10,7 @@ import { ImportsRepository } from './imports.repository.js';
 import { ImportsService } from './imports.service.js';
 
 @Module({
-  imports: [QueueModule, IdempotencyModule, OrdersModule, EventsModule],
+  imports: [QueueModule, IdempotencyModule, OrdersModule, OutboxModule],
   controllers: [ImportsController],
   providers: [ImportsService, ImportsRepository, ImportProcessor, ImportWorker],
 })

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { applyConventions } from './conventions.js';
 import { SECURITY_SCHEMES } from '../auth/openapi-security.js';
+import { ANY_EVENT_SCHEMA, EVENT_SCHEMAS } from './event-payloads.js';
 import { TAGS } from './tags.js';
 
 const DESCRIPTION = [
@@ -40,5 +41,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = builder.build();
   config.info.contact = { name: 'Storefront API maintainers', url: CONTACT_URL };
   config.info.license = { name: 'Proprietary', url: CONTACT_URL };
-  return applyConventions(SwaggerModule.createDocument(app, config));
+  const document = SwaggerModule.createDocument(app, config, {
+    extraModels: Object.values(EVENT_SCHEMAS),
+  });
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, Event: ANY_EVENT_SCHEMA },
+  };
+  return applyConventions(document);
 }

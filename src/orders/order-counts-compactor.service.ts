@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { PeriodicRun } from '../common/periodic-run.js';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { OrderCountsRepository } from './order-counts.repository.js';
 
 /** How often pending deltas are folded; a total reads at most this much of them per key. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
-import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
-import { Transactions } from '../common/transactions.js';
+import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
+import { Transactions } from '../database/transactions.js';
 import type { ListOrdersQuery } from './dto/order-queries.dto.js';
 import type { OrderDto, OrderPageDto } from './dto/order.dto.js';
 import { encodeOrderListCursor, type OrderListPosition } from './order-list-cursor.js';

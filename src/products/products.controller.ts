@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Ctx } from '../auth/authenticated.decorator.js';
-import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
+import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { RequestContext } from '../auth/request-context.js';

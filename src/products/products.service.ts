@@ -4,7 +4,7 @@ import type { RequestContext } from '../auth/request-context.js';
 import type { AdminContext } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import type { PageQuery } from '../common/pagination.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import type { ProductInput } from './product-input.js';
 import { type ProductRow, ProductsRepository } from './products.repository.js';

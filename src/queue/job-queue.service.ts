@@ -9,7 +9,7 @@ import type { EntityManager } from 'typeorm';
 import { type Db, managerOf } from '../database/sql/db.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { BACKGROUND_DATA_SOURCE } from '../common/background-transactions.js';
+import { BACKGROUND_DATA_SOURCE } from '../database/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { BossDatabase } from './boss-database.js';
 

@@ -4,7 +4,7 @@ import { AppsService } from '../apps/apps.service.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { APP_SCOPES } from '../auth/scopes.js';
 import { type AdminContext, currentAdmin } from '../common/admin-context.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import type { AppConfig } from '../config/app-config.js';
 import { type ProductRow, ProductsRepository } from '../products/products.repository.js';
 import type { TenantRow } from '../tenants/tenants.repository.js';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { AdminContext } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import { Argon2PasswordHasher } from '../customers/password-hasher.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { SeedOrdersRepository, type SeedCustomer } from '../orders/seed-orders.repository.js';

@@ -4,7 +4,7 @@ import type { AdminContext } from '../common/admin-context.js';
 import { hasCharLength } from '../common/char-length.js';
 import { isCurrencyCode } from '../common/currency.js';
 import { AppError } from '../common/errors/app-error.js';
-import { Transactions } from '../common/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import type { Db } from '../database/sql/db.js';
 import { type TenantRow, TenantsRepository } from './tenants.repository.js';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import type { Db } from '../database/sql/db.js';
 import { JobQueue } from '../queue/job-queue.service.js';

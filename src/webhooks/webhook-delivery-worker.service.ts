@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type PgBoss from 'pg-boss';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { toEventDto } from '../events/event.mapper.js';
 import { JobQueue } from '../queue/job-queue.service.js';

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { PeriodicRun } from '../common/periodic-run.js';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { entitlementPairs } from './event-entitlements.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';

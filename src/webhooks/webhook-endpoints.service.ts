@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { offsetOf, toPage, type Page, type PageQuery } from '../common/pagination.js';
-import { ExpensiveRequests } from '../common/rate-limit/expensive-requests.js';
-import { Transactions } from '../common/transactions.js';
+import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
+import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import type {

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { JobQueue } from '../queue/job-queue.service.js';

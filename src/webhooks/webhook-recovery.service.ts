@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BackgroundTransactions } from '../common/background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
 import { WebhookDeliverySlotsRepository } from './webhook-delivery-slots.repository.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RateLimitsRepository } from '../../src/common/rate-limit/rate-limits.repository.js';
+import { RateLimitsRepository } from '../../src/rate-limit/rate-limits.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
 
 /** Rate-limit counters are no tenant's (keys are hashes that name the policy). */

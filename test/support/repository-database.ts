@@ -1,13 +1,12 @@
 import { DataSource } from 'typeorm';
-import { Transactions } from '../../src/common/transactions.js';
+import { Transactions } from '../../src/database/transactions.js';
 import { dataSourceOptions } from '../../src/database/data-source-options.js';
-import { setStatementAudit } from '../../src/database/sql/statement-audit.js';
 import { inspectionDataSource } from './inspection-data-source.js';
 import { createTestDatabase } from './test-database.js';
 
 /**
  * Repository specs' ground (the "medium" tier: repositories against real PostgreSQL, no HTTP):
- * a fresh migrated database, the service's own guarded pool with the statement audit enforced,
+ * a fresh migrated database, the service's own guarded pool (the statement audit applies, as always),
  * two tenants, and a plain connection (`inspect`) to arrange and read rows of either tenant.
  */
 export interface RepositoryDatabase {
@@ -19,7 +18,6 @@ export interface RepositoryDatabase {
 }
 
 export async function repositoryDatabase(): Promise<RepositoryDatabase> {
-  setStatementAudit('enforce');
   const url = await createTestDatabase();
   const service = await new DataSource(dataSourceOptions(url, 4)).initialize();
   const inspect = await inspectionDataSource(url);

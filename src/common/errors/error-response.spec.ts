@@ -4,7 +4,7 @@ import {
   QueryRunnerProviderAlreadyReleasedError,
 } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { UnitOfWorkEndedError } from '../transactions.js';
+import { UnitOfWorkEndedError } from '../../database/transactions.js';
 import { toErrorResponse } from './error-response.js';
 
 const driver = (message: string, code?: string) =>

@@ -49,8 +49,3 @@ export function managerOf(db: Db): EntityManager {
 }
 
 function alwaysOpen(): void {}
-
-/** @deprecated Transitional, for code still holding a manager: converted code takes a Db. */
-export function legacyTenantSql(manager: EntityManager, tenantId: number): TenantSql {
-  return new Db(manager).tenant(tenantId);
-}

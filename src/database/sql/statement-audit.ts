@@ -34,29 +34,14 @@ export function auditStatement(text: string): void {
   if (table !== undefined) throw new UnscopedStatementError(table.toLowerCase());
 }
 
-/**
- * What the audit does with an unscoped statement: `enforce` refuses it, `report` lets it run
- * and prints it (to find the statements left to convert), `off` looks at nothing.
- * Transitional: STATEMENT_AUDIT picks, `off` by default until every folder takes the paths;
- * then `enforce`, always.
- */
-export type AuditMode = 'enforce' | 'report' | 'off';
-
-let mode: AuditMode =
-  process.env.STATEMENT_AUDIT === 'enforce' || process.env.STATEMENT_AUDIT === 'report'
-    ? process.env.STATEMENT_AUDIT
-    : 'off';
-
-/** For specs that check the audit itself or run repositories under it. */
-export function setStatementAudit(next: AuditMode): void {
-  mode = next;
-}
-
 /** Connections whose statements are not audited while they run migrations (DDL names tables). */
 const exempt = new WeakSet<object>();
 
-export function exemptFromAudit(client: object): void {
+/** True when `client` was not exempt before (so the caller's to end). */
+export function exemptFromAudit(client: object): boolean {
+  if (exempt.has(client)) return false;
   exempt.add(client);
+  return true;
 }
 
 export function endAuditExemption(client: object): void {
@@ -65,14 +50,7 @@ export function endAuditExemption(client: object): void {
 
 /** The error to fail `text` with on `client`, if the audit refuses it. */
 export function auditFailure(client: object, text: unknown): UnscopedStatementError | undefined {
-  if (mode === 'off' || typeof text !== 'string' || exempt.has(client)) return undefined;
+  if (typeof text !== 'string' || exempt.has(client)) return undefined;
   const table = unscopedTable(text);
-  if (table === undefined) return undefined;
-  const error = new UnscopedStatementError(table.toLowerCase());
-  if (mode === 'enforce') return error;
-  // Statement text only: values travel apart, so no secret or personal data is printed.
-  process.stderr.write(
-    `[statement-audit] ${error.message}: ${text.replace(/\s+/g, ' ').slice(0, 160)}\n`,
-  );
-  return undefined;
+  return table === undefined ? undefined : new UnscopedStatementError(table.toLowerCase());
 }

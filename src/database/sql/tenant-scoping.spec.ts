@@ -19,20 +19,12 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
  * each with its reason. Everything under src/database/ is the paths and their machinery.
  */
 const INFRASTRUCTURE: Record<string, string> = {
-  'src/common/transactions.ts': 'opens units of work: BEGIN/COMMIT on the pool',
-  'src/common/background-transactions.ts': 'the same, on the background pool',
   'src/queue/job-queue.service.ts': "pg-boss's own statements, in the caller's unit",
   'src/queue/boss-database.ts': "pg-boss's own pool",
   'src/health/database-probe.ts': 'SELECT 1 on a connection of its own',
   'src/auth/credentials-state.service.ts':
     'its LISTEN connection: a client of its own outside the pools (LISTEN, heartbeat SELECT 1)',
 };
-
-/**
- * Transitional: files not yet moved onto the paths. Shrinks to nothing; a file listed here
- * that no longer breaks a rule fails the test, so the list cannot outlive its use.
- */
-const NOT_YET_CONVERTED = new Set<string>([]);
 
 /** Types whose methods issue statements. */
 const DATABASE_HANDLES = new Set([
@@ -68,7 +60,7 @@ const ISSUING_METHODS = new Set([
   'delete',
   'upsert',
 ]);
-const ISSUING_FUNCTIONS = new Set(['execute', 'preparedQuery']);
+const ISSUING_FUNCTIONS = new Set(['execute']);
 
 /** SQL statement text in a string literal. */
 const SQL_TEXT =
@@ -151,11 +143,7 @@ function handleImports(source: ts.SourceFile, file: string): Finding[] {
   for (const statement of source.statements) {
     if (!ts.isImportDeclaration(statement)) continue;
     const from = (statement.moduleSpecifier as ts.StringLiteral).text;
-    if (
-      /^(typeorm|pg)(\/|$)|\/(transactions|background-transactions|prepared-query|execute)\.js$/.test(
-        from,
-      )
-    ) {
+    if (/^(typeorm|pg)(\/|$)|\/(transactions|background-transactions|execute)\.js$/.test(from)) {
       found.push({ file, line: lineOf(source, statement), what: `imports ${from}` });
     }
   }
@@ -192,16 +180,8 @@ describe('tenant scoping by construction', () => {
   }, 120_000);
 
   it('issues statements only from repositories and the named infrastructure, SQL text only there', () => {
-    const findings = sources
-      .map((s) => relative(ROOT, s.fileName))
-      .filter((file) => !NOT_YET_CONVERTED.has(file))
-      .flatMap(findingsOf);
+    const findings = sources.map((s) => relative(ROOT, s.fileName)).flatMap(findingsOf);
     expect(format(findings)).toEqual([]);
-  });
-
-  it('lists as not yet converted only files that still break a rule', () => {
-    const done = [...NOT_YET_CONVERTED].filter((file) => findingsOf(file).length === 0);
-    expect(done).toEqual([]);
   });
 
   it('lets only the paths write their marks', () => {

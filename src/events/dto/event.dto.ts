@@ -3,7 +3,12 @@ import { IsOptional, IsString } from 'class-validator';
 import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
 import { EVENT_TYPES, type EventType } from '../../outbox/event-types.js';
-import { ANY_EVENT_SCHEMA } from './event-payloads.dto.js';
+
+/**
+ * Any event: the `Event` schema, `oneOf` the payload schemas by `type`. The OpenAPI document
+ * adds it (openapi/event-payloads.ts), so the feed does not import every feature's DTOs.
+ */
+const ANY_EVENT = { $ref: '#/components/schemas/Event' };
 
 export class FeedQuery {
   @ApiPropertyOptional({
@@ -46,7 +51,7 @@ export class EventDto {
 }
 
 export class EventPageDto {
-  @ApiProperty({ type: 'array', items: ANY_EVENT_SCHEMA, description: 'One schema per event type' })
+  @ApiProperty({ type: 'array', items: ANY_EVENT, description: 'One schema per event type' })
   data!: EventDto[];
   @ApiProperty({
     description: 'Where to continue (pass as `after`); returned even when `data` is empty',
@@ -58,5 +63,5 @@ export class EventPageDto {
 }
 
 export class OrderEventsDto {
-  @ApiProperty({ type: 'array', items: ANY_EVENT_SCHEMA }) data!: EventDto[];
+  @ApiProperty({ type: 'array', items: ANY_EVENT }) data!: EventDto[];
 }

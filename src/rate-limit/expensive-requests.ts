@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ConcurrencyGate, type GateOwner } from '../concurrency-gate.js';
-import { AppError } from '../errors/app-error.js';
+import { ConcurrencyGate, type GateOwner } from '../common/concurrency-gate.js';
+import { AppError } from '../common/errors/app-error.js';
 import { rateLimitHeaders } from './rate-limit-rule.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 
 /** An app's requests waiting for a place beyond its cap; one more answers 429 at once. */
 const WAITING_PER_APP = 32;

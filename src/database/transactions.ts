@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Db } from '../database/sql/db.js';
+import { Db } from './sql/db.js';
 
 /**
  * Work that a unit of work left running past its end touched the database. A bug of ours,
@@ -27,8 +27,8 @@ interface Unit {
 /**
  * The one way to reach the database. `run` opens a unit of work, or joins the one already
  * open in this async context (an Idempotency-Key opens one around the handler, so the order
- * and the stored response commit together). `manager` is for reads and single statements:
- * the open transaction when there is one, else the pool. Nothing else calls
+ * and the stored response commit together). `db` is for reads and single statements: the
+ * open transaction when there is one, else the pool. Nothing else calls
  * `dataSource.transaction` or keeps an "optional manager, else autocommit" parameter.
  */
 @Injectable()
@@ -54,9 +54,12 @@ export class Transactions {
     return this.openUnit()?.db ?? this.poolDb;
   }
 
-  /** @deprecated Transitional: converted code takes `run` and a Db. */
-  runWithManager<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.runUnit((unit) => work(unit.manager));
+  /**
+   * The pool's Db even inside a unit of work: for a statement that must commit on its own
+   * whatever becomes of the caller's unit (a rate limiter's counted attempt).
+   */
+  get pool(): Db {
+    return this.poolDb;
   }
 
   private async runUnit<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
@@ -89,11 +92,6 @@ export class Transactions {
     const unit = this.openUnit();
     if (unit) unit.committed.push(effect);
     else effect();
-  }
-
-  /** @deprecated Transitional: converted code takes `db`. */
-  get legacyManager(): EntityManager {
-    return this.openUnit()?.manager ?? this.dataSource.manager;
   }
 
   /**

@@ -1,12 +1,12 @@
 import { type Type } from '@nestjs/common';
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { AppViewDto } from '../../apps/dto/app-view.dto.js';
-import { CustomerDto } from '../../customers/dto/customer.dto.js';
-import { ImportStatusDto } from '../../marketplace/dto/import-order.dto.js';
-import { ORDER_STATUSES, type OrderStatus } from '../../orders/order-status.js';
-import { OrderDto } from '../../orders/dto/order.dto.js';
-import { WebhookEndpointDto } from '../../webhooks/dto/webhook-endpoint.dto.js';
-import type { EventType } from '../../outbox/event-types.js';
+import { AppViewDto } from '../apps/dto/app-view.dto.js';
+import { CustomerDto } from '../customers/dto/customer.dto.js';
+import { ImportStatusDto } from '../marketplace/dto/import-order.dto.js';
+import { ORDER_STATUSES, type OrderStatus } from '../orders/order-status.js';
+import { OrderDto } from '../orders/dto/order.dto.js';
+import { WebhookEndpointDto } from '../webhooks/dto/webhook-endpoint.dto.js';
+import type { EventType } from '../outbox/event-types.js';
 
 /*
  * Documentation of every event type's exact shape: the feed's items and the body of every

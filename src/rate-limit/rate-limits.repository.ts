@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SharedSql } from '../../database/sql/shared-sql.js';
+import type { SharedSql } from '../database/sql/shared-sql.js';
 
 /** A fixed window's counter after an attempt: attempts in the window and its end (epoch ms). */
 export interface WindowCount {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { Db } from '../../database/sql/db.js';
+import { Transactions } from '../database/transactions.js';
+import type { Db } from '../database/sql/db.js';
 import {
   counterKey,
   rateLimited,
@@ -29,10 +29,10 @@ export class ExactRateLimiter {
   private readonly db: Db;
 
   constructor(
-    dataSource: DataSource,
+    transactions: Transactions,
     private readonly rateLimits: RateLimitsRepository,
   ) {
-    this.db = new Db(dataSource.manager);
+    this.db = transactions.pool;
   }
 
   /** Takes one attempt from `key`'s window; throws 429 rate_limited when none is left. */

@@ -4,7 +4,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { BackgroundTransactions } from '../background-transactions.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { rateLimited, rateLimitHeaders, type RateLimitRule } from './rate-limit-rule.js';
 import { RateLimitsRepository } from './rate-limits.repository.js';
 

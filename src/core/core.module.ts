@@ -1,16 +1,16 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from './config/app-config.js';
-import { loadServerSecrets, ServerSecrets } from './config/server-secrets.js';
-import { dataSourceOptions } from './database/data-source-options.js';
-import { AuditModule } from './audit/audit.module.js';
-import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
-import { Transactions } from './common/transactions.js';
+import { AppConfig } from '../config/app-config.js';
+import { loadServerSecrets, ServerSecrets } from '../config/server-secrets.js';
+import { dataSourceOptions } from '../database/data-source-options.js';
+import { AuditModule } from '../audit/audit.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { Transactions } from '../database/transactions.js';
 import {
   BACKGROUND_DATA_SOURCE,
   BackgroundTransactions,
-} from './common/background-transactions.js';
+} from '../database/background-transactions.js';
 
 export interface CoreOptions {
   config: AppConfig;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../common/errors/app-error.js';
 
 export interface RateLimitRule {
   /** Names the policy in the RateLimit headers, e.g. "login-email". */
