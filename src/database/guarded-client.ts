@@ -29,7 +29,7 @@ export class GuardedClient extends pg.Client {
     this.query = ((...args: unknown[]) => {
       const last = args.length - 1;
       const callback = args[last];
-      const refused = auditFailure(this, statementText(args[0]));
+      const refused = auditFailure(this, args[0]);
       if (refused) {
         if (typeof callback !== 'function') return Promise.reject(refused);
         process.nextTick(() => (callback as (e: unknown) => void)(refused));
@@ -70,8 +70,4 @@ export class SchemaClient extends GuardedClient {
 
 function ignoreConnectionError(): void {
   // Deliberately empty: see the class comment.
-}
-
-function statementText(query: unknown): unknown {
-  return typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CROSS_TENANT_MARK, TENANT_MARK } from './statement-marks.js';
-import { unscopedTable } from './statement-audit.js';
+import { auditFailure, UnscopedStatementError, unscopedTable } from './statement-audit.js';
 import { TENANT_TABLES } from './tenant-tables.js';
 
 describe('statement audit', () => {
@@ -11,6 +11,18 @@ describe('statement audit', () => {
       expect(unscopedTable(`DELETE FROM public.x USING ${table}\nWHERE true`)).toBe(table);
     }
     expect(unscopedTable('WITH o AS (SELECT * FROM ORDERS) SELECT 1')).toBe('ORDERS');
+    expect(unscopedTable('DELETE FROM public.idempotency_keys')).toBe('idempotency_keys');
+    expect(unscopedTable('TABLE "public" . "customers"')).toBe('customers');
+    expect(unscopedTable('SELECT * FROM U&"\\006Frders"')).toBe('a Unicode-escaped identifier');
+  });
+
+  it('refuses a prepared statement sent by name alone (its text cannot be audited)', () => {
+    const client = {};
+    expect(auditFailure(client, { name: 'p_0123', values: [2] })).toBeInstanceOf(
+      UnscopedStatementError,
+    );
+    expect(auditFailure(client, { name: 'p_0123', text: 'SELECT 1', values: [] })).toBeUndefined();
+    expect(auditFailure(client, 'SELECT * FROM orders')).toBeInstanceOf(UnscopedStatementError);
   });
 
   it('lets marked statements through', () => {

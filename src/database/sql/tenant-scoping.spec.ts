@@ -190,6 +190,16 @@ describe('tenant scoping by construction', () => {
       .filter((s) => marks.test(s.text))
       .map((s) => relative(ROOT, s.fileName));
     expect(writers).toEqual(['src/database/sql/statement-marks.ts']);
+    const importers = sources
+      .filter((s) => s.text.includes('statement-marks.js'))
+      .map((s) => relative(ROOT, s.fileName))
+      .sort();
+    expect(importers).toEqual([
+      'src/database/sql/cross-tenant-sql.ts',
+      'src/database/sql/shared-sql.ts',
+      'src/database/sql/statement-audit.ts',
+      'src/database/sql/tenant-sql.ts',
+    ]);
   });
 
   it('uses every allow-listed cross-tenant path, and each says why', () => {
