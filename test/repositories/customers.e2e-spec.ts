@@ -43,8 +43,8 @@ describe('customers and customer tickets repositories, two tenants', () => {
   /** The same email as a customer of each tenant. */
   async function pair(email: string, hash = 'hash-1'): Promise<{ idA: number; idB: number }> {
     return {
-      idA: await insertCustomer(r.inspect, r.tenantA, email, hash),
-      idB: await insertCustomer(r.inspect, r.tenantB, email, hash),
+      idA: await insertCustomer(r.inspect, r.tenantA, email, { passwordHash: hash }),
+      idB: await insertCustomer(r.inspect, r.tenantB, email, { passwordHash: hash }),
     };
   }
 

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventsRepository } from '../../src/events/events.repository.js';
 import { FEED_START } from '../../src/events/feed-cursor.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
-import { within } from '../support/eventually.js';
-import { addApp } from '../support/tenant-rows.js';
+import { insertApp, untilEventsVisible } from '../support/tenant-rows.js';
 
 describe('the event feed and order timelines, two tenants', () => {
   let r: RepositoryDatabase;
@@ -30,10 +29,10 @@ describe('the event feed and order timelines, two tenants', () => {
 
   beforeAll(async () => {
     r = await repositoryDatabase();
-    appA = await addApp(r.inspect, r.tenantA);
-    otherAppA = await addApp(r.inspect, r.tenantA);
+    appA = await insertApp(r.inspect, r.tenantA);
+    otherAppA = await insertApp(r.inspect, r.tenantA);
     // Tenant B's app has tenant A's app id: only the tenant tells them apart.
-    const appB = await addApp(r.inspect, r.tenantB, appA);
+    const appB = await insertApp(r.inspect, r.tenantB, { id: appA });
     await addEvent(r.tenantB, 'order.created', { order: orderId });
     const created = await addEvent(r.tenantA, 'order.created', { order: orderId });
     await addEvent(r.tenantB, 'app.secret_rotated', { appId: appB });
@@ -42,12 +41,7 @@ describe('the event feed and order timelines, two tenants', () => {
     const changed = await addEvent(r.tenantA, 'order.status_changed', { order: orderId });
     await addEvent(r.tenantB, 'order.status_changed', { order: orderId });
     feedA = [created, own, changed];
-    // The feed serves events below the oldest transaction still open in the whole cluster
-    // (other spec files' included): wait until the horizon has passed these.
-    await within(30_000, async () => {
-      const { rows } = await events.feed(tenantA(), appA, FEED_START, 100, undefined);
-      return rows.length === feedA.length;
-    });
+    await untilEventsVisible(r.inspect);
   }, 60_000);
   afterAll(() => r.close());
 

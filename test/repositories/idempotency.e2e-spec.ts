@@ -5,7 +5,7 @@ import {
   type IdempotencyScope,
 } from '../../src/idempotency/idempotency.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
-import { addApp } from '../support/tenant-rows.js';
+import { insertApp } from '../support/tenant-rows.js';
 
 describe('Idempotency-Keys, two tenants', () => {
   let r: RepositoryDatabase;
@@ -17,8 +17,8 @@ describe('Idempotency-Keys, two tenants', () => {
 
   beforeAll(async () => {
     r = await repositoryDatabase();
-    const app = await addApp(r.inspect, r.tenantA);
-    await addApp(r.inspect, r.tenantB, app);
+    const app = await insertApp(r.inspect, r.tenantA);
+    await insertApp(r.inspect, r.tenantB, { id: app });
     scope = { appId: app, method: 'POST', path: '/v1/orders', key: 'k-1' };
   });
   afterAll(() => r.close());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportOrderDto } from '../../src/marketplace/dto/import-order.dto.js';
 import { ImportsRepository, type ImportRow } from '../../src/marketplace/imports.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
-import { addApp, addOrder } from '../support/tenant-rows.js';
+import { addOrder, insertApp } from '../support/tenant-rows.js';
 
 describe('marketplace imports, two tenants', () => {
   let r: RepositoryDatabase;
@@ -20,8 +20,8 @@ describe('marketplace imports, two tenants', () => {
 
   beforeAll(async () => {
     r = await repositoryDatabase();
-    appA = await addApp(r.inspect, r.tenantA);
-    appB = await addApp(r.inspect, r.tenantB);
+    appA = await insertApp(r.inspect, r.tenantA);
+    appB = await insertApp(r.inspect, r.tenantB);
   });
   afterAll(() => r.close());
 

@@ -4,7 +4,7 @@ import { OrderListRepository } from '../../src/orders/order-list.repository.js';
 import { OrderCountsRepository } from '../../src/orders/order-counts.repository.js';
 import { WHOLE_TENANT_SCOPE, type OrderScope } from '../../src/orders/order-scope.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
-import { addCustomer, addOrder } from '../support/tenant-rows.js';
+import { addOrder, insertCustomer } from '../support/tenant-rows.js';
 
 describe('the order list and the order counters, two tenants', () => {
   let r: RepositoryDatabase;
@@ -18,8 +18,8 @@ describe('the order list and the order counters, two tenants', () => {
 
   beforeAll(async () => {
     r = await repositoryDatabase();
-    customerA = await addCustomer(r.inspect, r.tenantA, 'ada@example.com');
-    customerB = await addCustomer(r.inspect, r.tenantB, 'ada@example.com');
+    customerA = await insertCustomer(r.inspect, r.tenantA, 'ada@example.com', { verified: true });
+    customerB = await insertCustomer(r.inspect, r.tenantB, 'ada@example.com', { verified: true });
     const statuses = ['pending', 'paid', 'shipped', 'paid'];
     const created: number[] = [];
     for (const [i, status] of statuses.entries()) {

@@ -5,7 +5,7 @@ import { OrderCatalogRepository } from '../../src/orders/order-catalog.repositor
 import { WHOLE_TENANT_SCOPE } from '../../src/orders/order-scope.js';
 import { OrdersRepository } from '../../src/orders/orders.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
-import { addCustomer, addOrder, addProduct } from '../support/tenant-rows.js';
+import { addOrder, addProduct, insertCustomer } from '../support/tenant-rows.js';
 
 describe('orders and the catalog as orders read it, two tenants', () => {
   let r: RepositoryDatabase;
@@ -22,7 +22,9 @@ describe('orders and the catalog as orders read it, two tenants', () => {
       [b, r.tenantB],
     ] as const) {
       rows.product = await addProduct(r.inspect, tenantId, 'MUG');
-      rows.customer = await addCustomer(r.inspect, tenantId, 'ada@example.com');
+      rows.customer = await insertCustomer(r.inspect, tenantId, 'ada@example.com', {
+        verified: true,
+      });
       rows.own = await addOrder(r.inspect, tenantId, {
         customerId: rows.customer,
         productId: rows.product,

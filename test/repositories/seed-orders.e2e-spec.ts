@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeedOrdersRepository } from '../../src/orders/seed-orders.repository.js';
 import { within } from '../support/eventually.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
-import { addCustomer, addProduct } from '../support/tenant-rows.js';
+import { addProduct, insertCustomer } from '../support/tenant-rows.js';
 
 describe('the order seed’s statements, two tenants', () => {
   let r: RepositoryDatabase;
@@ -15,10 +15,10 @@ describe('the order seed’s statements, two tenants', () => {
     await addProduct(r.inspect, r.tenantA, 'OLD', { active: false });
     await addProduct(r.inspect, r.tenantB, 'MUG');
     await addProduct(r.inspect, r.tenantB, 'CUP');
-    await addCustomer(r.inspect, r.tenantA, 'ada@example.com');
-    await addCustomer(r.inspect, r.tenantA, 'unverified@example.com', false);
-    await addCustomer(r.inspect, r.tenantB, 'bob@example.com');
-    await addCustomer(r.inspect, r.tenantB, 'seed-customer-1@example.com');
+    await insertCustomer(r.inspect, r.tenantA, 'ada@example.com', { verified: true });
+    await insertCustomer(r.inspect, r.tenantA, 'unverified@example.com');
+    await insertCustomer(r.inspect, r.tenantB, 'bob@example.com', { verified: true });
+    await insertCustomer(r.inspect, r.tenantB, 'seed-customer-1@example.com', { verified: true });
   });
   afterAll(() => r.close());
 

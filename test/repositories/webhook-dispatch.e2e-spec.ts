@@ -5,7 +5,12 @@ import {
   type LogPosition,
 } from '../../src/webhooks/webhook-dispatch.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
-import { insertApp, insertEndpoint, insertEvent } from '../support/tenant-rows.js';
+import {
+  insertApp,
+  insertEndpoint,
+  insertEvent,
+  untilEventsVisible,
+} from '../support/tenant-rows.js';
 
 /**
  * The dispatcher's position (shared, one row) and its fan-out, the webhook-dispatch path:
@@ -61,6 +66,7 @@ describe('webhook dispatch repository, two tenants', () => {
     const seqB = await insertEvent(r.inspect, r.tenantB, 'order.created');
     await insertEvent(r.inspect, r.tenantB, 'customer.created'); // no endpoint takes it
     const start = { txid: '0', seq: 0 };
+    await untilEventsVisible(r.inspect);
 
     const first = await fanOut(start, 1);
     expect(first).toMatchObject({ events: 1, tenants: [r.tenantA] });

@@ -1,34 +1,43 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { within } from './eventually.js';
 
 /**
  * Rows of one tenant, written through a repository spec's inspection connection (outside
  * the audit): the arrangement of two-tenant specs. Each returns the new row's id (an
  * event's seq).
  */
+/**
+ * An app of the tenant. `id` reuses another tenant's app id (ids are unique per tenant only),
+ * so that only the tenant tells the two apart.
+ */
 export async function insertApp(
   inspect: DataSource,
   tenantId: number,
-  scopes: string[] = ['orders:read'],
+  { scopes = ['orders:read'], id }: { scopes?: string[]; id?: number } = {},
 ): Promise<number> {
   const rows: Array<{ id: number }> = await inspect.query(
-    `INSERT INTO apps (tenant_id, name, client_id, secret_hash, secret_last4, approved_scopes)
-     VALUES ($1, 'app', $2, '\\x00', 'abcd', $3) RETURNING id`,
-    [tenantId, `client_${randomUUID()}`, scopes],
+    `INSERT INTO apps (tenant_id, id, name, client_id, secret_hash, secret_last4, approved_scopes)
+     OVERRIDING SYSTEM VALUE
+     VALUES ($1, coalesce($4::bigint, nextval(pg_get_serial_sequence('apps', 'id'))), 'app', $2,
+       '\\x00', 'abcd', $3)
+     RETURNING id`,
+    [tenantId, `client_${randomUUID()}`, scopes, id ?? null],
   );
   return rows[0].id;
 }
 
+/** A customer, unverified unless `verified` says otherwise. */
 export async function insertCustomer(
   inspect: DataSource,
   tenantId: number,
   email: string,
-  passwordHash = 'hash-1',
+  { passwordHash = 'hash-1', verified = false }: { passwordHash?: string; verified?: boolean } = {},
 ): Promise<number> {
   const rows: Array<{ id: number }> = await inspect.query(
-    `INSERT INTO customers (tenant_id, name, email, password_hash) VALUES ($1, 'C', $2, $3)
-     RETURNING id`,
-    [tenantId, email, passwordHash],
+    `INSERT INTO customers (tenant_id, name, email, password_hash, email_verified)
+     VALUES ($1, 'C', $2, $3, $4) RETURNING id`,
+    [tenantId, email, passwordHash, verified],
   );
   return rows[0].id;
 }
@@ -121,36 +130,6 @@ export async function addProduct(
   return row.id;
 }
 
-export async function addCustomer(
-  db: DataSource,
-  tenantId: number,
-  email: string,
-  verified = true,
-): Promise<number> {
-  const [row] = await db.query<Array<{ id: number }>>(
-    `INSERT INTO customers (tenant_id, name, email, password_hash, email_verified)
-     VALUES ($1, $2, $2, 'x', $3) RETURNING id`,
-    [tenantId, email, verified],
-  );
-  return row.id;
-}
-
-/** An app of the tenant; `id` reuses another tenant's app id (ids are unique per tenant only). */
-export async function addApp(db: DataSource, tenantId: number, id?: number): Promise<number> {
-  const values = [tenantId, `app_${randomUUID()}`];
-  const [row] = await db.query<Array<{ id: number }>>(
-    id === undefined
-      ? `INSERT INTO apps (tenant_id, name, client_id, secret_hash, secret_last4, approved_scopes)
-         VALUES ($1, 'App', $2, '\\x00', 'abcd', '{}') RETURNING id`
-      : `INSERT INTO apps (tenant_id, id, name, client_id, secret_hash, secret_last4,
-           approved_scopes)
-         OVERRIDING SYSTEM VALUE
-         VALUES ($1, $3, 'App', $2, '\\x00', 'abcd', '{}') RETURNING id`,
-    id === undefined ? values : [...values, id],
-  );
-  return row.id;
-}
-
 export interface OrderRowInput {
   status?: string;
   email?: string;
@@ -195,4 +174,19 @@ export async function addOrder(
     [tenantId, row.id, o.productId ?? null],
   );
   return row.id;
+}
+
+/**
+ * Waits until the log's horizon has passed every event written so far: the feed and the
+ * dispatcher serve an event once every transaction below it has ended, in the whole cluster
+ * (other spec files' open transactions included).
+ */
+export async function untilEventsVisible(inspect: DataSource): Promise<void> {
+  await within(30_000, async () => {
+    const [{ visible }] = await inspect.query<Array<{ visible: boolean }>>(
+      `SELECT coalesce(max(txid) < pg_snapshot_xmin(pg_current_snapshot()), true) AS visible
+       FROM events`,
+    );
+    return visible;
+  });
 }
