@@ -131,6 +131,19 @@ describe('Idempotency-Key on POST /v1/orders', () => {
     expect(res.body.error).toBe('idempotency_key_reused');
   });
 
+  it('a used key with another, invalid body → 422 idempotency_key_reused; the same body still replays', async () => {
+    const first = await post('reuse-invalid');
+    expect(first.status).toBe(201);
+    const before = await orderCount();
+    const invalid = await post('reuse-invalid', { ...body(), items: [] });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.error).toBe('idempotency_key_reused');
+    const again = await post('reuse-invalid');
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await orderCount()).toBe(before);
+  });
+
   it('after a 4xx the key is still usable', async () => {
     const invalid = await post('after-4xx', { ...body(), items: [] });
     expect(invalid.status).toBe(400);

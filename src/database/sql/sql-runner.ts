@@ -14,9 +14,7 @@ export abstract class SqlRunner {
   ) {}
 
   async rows<T>(text: string, values: readonly unknown[] = [], prepared = false): Promise<T[]> {
-    this.assertOpen();
-    const statement = this.statement(text, values);
-    return (await execute<T>(this.manager, statement.text, statement.values, prepared)).rows;
+    return (await this.run<T>(text, values, prepared)).rows;
   }
 
   async first<T>(text: string, values: readonly unknown[] = []): Promise<T | undefined> {
@@ -25,9 +23,13 @@ export abstract class SqlRunner {
 
   /** Rows written (or matched) by an INSERT, UPDATE or DELETE. */
   async count(text: string, values: readonly unknown[] = []): Promise<number> {
+    return (await this.run(text, values, false)).rowCount;
+  }
+
+  private run<T>(text: string, values: readonly unknown[], prepared: boolean) {
     this.assertOpen();
     const statement = this.statement(text, values);
-    return (await execute(this.manager, statement.text, statement.values)).rowCount;
+    return execute<T>(this.manager, statement.text, statement.values, prepared);
   }
 
   protected abstract statement(
