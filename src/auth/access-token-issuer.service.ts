@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config.js';
 import type { Db } from '../database/sql/db.js';
 import { AppTokensRepository } from './app-tokens.repository.js';
 import { TOKEN_TYPES } from './request-context.js';
+import { signEs256 } from './es256-jws.js';
 import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
 import type { TokenClaims } from './token-claims.js';
 
@@ -29,7 +28,6 @@ export class AccessTokenIssuer {
   private readonly privateKey: KeyObject;
 
   constructor(
-    private readonly jwt: JwtService,
     private readonly keys: SigningKeys,
     private readonly config: AppConfig,
     private readonly appTokens: AppTokensRepository,
@@ -115,11 +113,7 @@ export class AccessTokenIssuer {
   }
 
   sign(claims: TokenClaims, typ: string): string {
-    return this.jwt.sign(claims, {
-      algorithm: SIGNING_ALGORITHM,
-      privateKey: this.privateKey,
-      keyid: this.keys.currentKid,
-      header: { alg: SIGNING_ALGORITHM, typ, kid: this.keys.currentKid },
-    });
+    const header = { alg: SIGNING_ALGORITHM, typ, kid: this.keys.currentKid };
+    return signEs256(header, claims, this.privateKey);
   }
 }

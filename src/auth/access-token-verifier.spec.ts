@@ -43,7 +43,7 @@ describe('AccessTokenVerifier with its verified-token cache', () => {
   );
   const config = loadAppConfig({ PUBLIC_URL: ISSUER });
   const jwt = new JwtService();
-  const issuer = new AccessTokenIssuer(jwt, keys, config, {} as AppTokensRepository);
+  const issuer = new AccessTokenIssuer(keys, config, {} as AppTokensRepository);
   let state: FakeState;
   let cache: VerifiedTokenCache;
   let verifier: AccessTokenVerifier;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, Matches, registerDecorator } from 'class-validator';
+import { hasOnlyKeys, isPlainRecord } from '../../common/http/validated.js';
 import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
 import { isRfc3339DateTime } from '../../common/rfc3339.js';
@@ -147,7 +148,43 @@ export class ListOrdersQuery {
   @IsOptional()
   @Chars(1, 100)
   external_order_id?: string;
+
+  /**
+   * The instance the ValidationPipe makes of a certainly valid query of the common shape
+   * (`page`, `limit`, `sort`, `status`, `cursor`), else undefined (the pipe decides): the
+   * decorators above, written out (validated.ts). order-queries.dto.spec.ts holds the two to
+   * the same answers.
+   */
+  static fastParse(query: unknown): ListOrdersQuery | undefined {
+    if (!isPlainRecord(query) || !hasOnlyKeys(query, FAST_LIST_KEYS)) return undefined;
+    const parsed = new ListOrdersQuery();
+    for (const key of Object.keys(query)) {
+      const value = query[key];
+      if (typeof value !== 'string') return undefined;
+      if (key === 'page' || key === 'limit') {
+        const number = DIGITS.test(value) ? Number(value) : 0;
+        if (number < 1 || (key === 'limit' && number > 100)) return undefined;
+        parsed[key] = number;
+      } else if (key === 'sort') {
+        if (!(ORDER_LIST_SORTS as readonly string[]).includes(value)) return undefined;
+        parsed.sort = value as OrderListSort;
+      } else if (key === 'status') {
+        const statuses = value.split(',');
+        if (!statuses.every((s) => (ORDER_STATUSES as readonly string[]).includes(s))) {
+          return undefined;
+        }
+        parsed.status = [...new Set(statuses)] as OrderStatus[];
+      } else {
+        parsed.cursor = value;
+      }
+    }
+    return parsed;
+  }
 }
+
+const FAST_LIST_KEYS = new Set(['page', 'limit', 'sort', 'status', 'cursor']);
+/** What toStrictInt turns into a number (its minus sign aside: negatives are left to the pipe). */
+const DIGITS = /^\d{1,15}$/;
 
 export class ChangeStatusDto {
   @ApiProperty({
