@@ -45,14 +45,18 @@ export class AccessTokenVerifier {
     const cached = this.usableCacheEntry(cacheKey);
     const signed = cached ?? this.verifySignedClaims(token);
     const { context } = signed;
-    const app = await this.state.appById(context.tenantId, context.appId);
+    // The cache's answers first: two awaited promises fewer on nearly every request.
+    const app =
+      this.state.cachedApp(context.tenantId, context.appId) ??
+      (await this.state.appById(context.tenantId, context.appId));
     if (!app?.active || app.credentialsVersion !== context.credentialsVersion) {
       throw invalidToken('The token is no longer valid');
     }
     const revoked =
-      context.kind === 'app'
+      this.state.cachedRevocation(context.kind, context.tokenId) ??
+      (context.kind === 'app'
         ? await this.state.isTokenRevoked(context.tokenId)
-        : await this.state.isSessionRevoked(context.tokenId);
+        : await this.state.isSessionRevoked(context.tokenId));
     if (revoked) throw invalidToken('The token has been revoked');
     // Only tokens that passed every check are remembered.
     if (!cached) this.cache.set(cacheKey, signed);

@@ -30,6 +30,14 @@ class FakeState {
   });
   isTokenRevoked = (jti: string) => Promise.resolve(this.revokedTokens.has(jti));
   isSessionRevoked = (id: string) => Promise.resolve(this.revokedSessions.has(id));
+  /** A trusted cache answers at once; an untrusted one leaves every check to the calls above. */
+  trusted = false;
+  cachedApp = (tenantId: number, appId: number) => {
+    const app = this.trusted ? this.apps.get(appId) : undefined;
+    return app?.tenantId === tenantId ? app : undefined;
+  };
+  cachedRevocation = (kind: 'app' | 'customer', id: string) =>
+    this.trusted ? (kind === 'app' ? this.revokedTokens : this.revokedSessions).has(id) : undefined;
 }
 
 describe('AccessTokenVerifier with its verified-token cache', () => {
@@ -121,6 +129,26 @@ describe('AccessTokenVerifier with its verified-token cache', () => {
     vi.setSystemTime((now + 65) * 1000);
     await expect(verifier.verify(token)).rejects.toThrow('The token has expired');
     expect(cache.size).toBe(0);
+  });
+
+  it('with a trusted credentials cache, its answers decide without a call: revocation, deactivation and rotation still refuse', async () => {
+    state.trusted = true;
+    const [revoked, older] = [appToken(), appToken()];
+    await expect(verifier.verify(revoked)).resolves.toMatchObject({ appId: APP });
+    expect(state.appById).not.toHaveBeenCalled();
+    state.revokedTokens.add(jtiOf(revoked));
+    await expect(verifier.verify(revoked)).rejects.toThrow('The token has been revoked');
+    state.apps.get(APP)!.credentialsVersion = 2;
+    await expect(verifier.verify(older)).rejects.toThrow('The token is no longer valid');
+    await expect(verifier.verify(appToken({ cv: 2 }))).resolves.toMatchObject({
+      credentialsVersion: 2,
+    });
+    state.apps.get(APP)!.active = false;
+    await expect(verifier.verify(appToken({ cv: 2 }))).rejects.toThrow('no longer valid');
+    // Not in the cache (another tenant's app id, or a miss): the call decides.
+    state.apps.delete(APP);
+    await expect(verifier.verify(appToken({ cv: 2 }))).rejects.toThrow('no longer valid');
+    expect(state.appById).toHaveBeenCalledTimes(1);
   });
 
   it('a revoked token is refused although cached', async () => {

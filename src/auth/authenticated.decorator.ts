@@ -8,11 +8,10 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { ApiGrants } from './openapi-security.js';
-import { BearerGuard } from './bearer.guard.js';
+import { AuthenticatedGuard } from './authenticated.guard.js';
 import type { Grant } from './grants.js';
 import type { AppContext, CustomerContext, RequestContext } from './request-context.js';
-import { GRANTS, ScopesGuard } from './scopes.guard.js';
-import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
+import { GRANTS } from './scopes.guard.js';
 
 /**
  * A route that needs a bearer token matching one of the grants, e.g.
@@ -24,7 +23,7 @@ export function Authenticated(...grants: Grant[]): MethodDecorator & ClassDecora
     .join(' or ');
   return applyDecorators(
     SetMetadata(GRANTS, grants),
-    UseGuards(BearerGuard, TokenRateLimitGuard, ScopesGuard),
+    UseGuards(AuthenticatedGuard),
     ApiGrants(grants),
     ApiErrors({
       unauthenticated: 'token missing, invalid, expired or revoked',

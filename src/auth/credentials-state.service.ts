@@ -87,6 +87,21 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     await this.listener?.end().catch(() => undefined);
   }
 
+  /**
+   * The answers the cache can give at once, without a promise: the app while the cache is
+   * trusted and holds it, and whether a token or session is revoked while it is trusted.
+   * Undefined means "ask appById / isTokenRevoked / isSessionRevoked" (a miss, or not trusted).
+   */
+  cachedApp(tenantId: number, appId: number): AppCredentials | undefined {
+    const cached = this.trusted ? this.apps.get(appId) : undefined;
+    return cached?.tenantId === tenantId ? cached : undefined;
+  }
+
+  cachedRevocation(kind: 'app' | 'customer', id: string): boolean | undefined {
+    if (!this.trusted) return undefined;
+    return kind === 'app' ? this.revokedTokens.has(id) : this.revokedSessions.has(id);
+  }
+
   async appById(tenantId: number, appId: number): Promise<AppCredentials | undefined> {
     const cached = this.trusted ? this.apps.get(appId) : undefined;
     if (cached) return cached.tenantId === tenantId ? cached : undefined;
