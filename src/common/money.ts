@@ -13,9 +13,13 @@ export function toMinorUnits(value: string | number): number | undefined {
   return Number(match[1]) * 100 + Number(fraction);
 }
 
-/** 1999 → 19.99 as a JSON number (never more than 2 decimals). */
+/**
+ * 1999 → 19.99 as a JSON number (never more than 2 decimals). The division is rounded to the
+ * double nearest the exact quotient, which is the double the two-decimal text parses to, so
+ * JSON prints that text (money.spec.ts checks it over the whole range, with no toFixed).
+ */
 export function fromMinorUnits(minor: number): number {
-  return Number((minor / 100).toFixed(2));
+  return minor / 100;
 }
 
 function numberToPlainString(value: number): string | undefined {
