@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CreateOrderDto } from '../src/orders/dto/create-order.dto.js';
+import { ListOrdersQuery } from '../src/orders/dto/order-queries.dto.js';
 import { newApp, newProduct, newTenant, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -48,6 +50,20 @@ describe('orders', () => {
     a = await newShop();
   });
   afterAll(() => t.close());
+
+  it('a valid order body and list query take the validation fast path (validated.ts)', async () => {
+    const body = vi.spyOn(CreateOrderDto, 'fastParse');
+    const query = vi.spyOn(ListOrdersQuery, 'fastParse');
+    try {
+      expect((await create(a, orderBody(a))).status).toBe(201);
+      expect((await get(a, '/v1/orders?page=1&limit=20&status=pending')).status).toBe(200);
+      expect(body.mock.results.map((r) => r.value)).toEqual([expect.any(CreateOrderDto)]);
+      expect(query.mock.results.map((r) => r.value)).toEqual([expect.any(ListOrdersQuery)]);
+    } finally {
+      body.mockRestore();
+      query.mockRestore();
+    }
+  });
 
   describe('POST /v1/orders', () => {
     it('201 with the full Order, prices from the catalog, status pending, Location', async () => {

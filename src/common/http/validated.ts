@@ -48,11 +48,19 @@ export const validated = new ValidationWithFastPath(OPTIONS);
 /** What the ValidationPipe alone makes of a value, for the fast paths' specs to compare with. */
 export const validatedWithoutFastPath = new ValidationPipe(OPTIONS);
 
-/** A JSON object as JSON.parse or a query parser makes it (no class, no array). */
+/**
+ * A JSON object as JSON.parse or a query parser makes it (no class, no array): Object's
+ * prototype, none, or an empty prototype-less one (fast-querystring, Fastify's parser, makes
+ * its objects from a constructor whose prototype is `Object.create(null)`).
+ */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  return (
+    proto === Object.prototype ||
+    proto === null ||
+    (Object.getPrototypeOf(proto) === null && Reflect.ownKeys(proto as object).length === 0)
+  );
 }
 
 /** Every own key of `value` is one of `allowed`. */
