@@ -51,6 +51,11 @@ interface Sample {
   retryAfter?: string;
 }
 
+function median(samples: Sample[]): number {
+  const ms = samples.map((s) => s.ms).sort((x, y) => x - y);
+  return ms[Math.floor(ms.length / 2)];
+}
+
 function p99(samples: Sample[]): number {
   const sorted = samples.map((s) => s.ms).sort((x, y) => x - y);
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
@@ -62,6 +67,7 @@ describe('one tenant flooding slow lists while another is served', () => {
   let tokenB: string;
   let tokenC: string;
   let tenantA: number;
+  let tenantB: number;
   let appA: number;
 
   beforeAll(async () => {
@@ -70,6 +76,7 @@ describe('one tenant flooding slow lists while another is served', () => {
     ]);
     const [a, b] = [await newTenant(t), await newTenant(t)];
     tenantA = a.id;
+    tenantB = b.id;
     tokensA = [];
     for (let i = 0; i < 3; i++) {
       const client = await newApp(t, a.id, [
@@ -165,7 +172,17 @@ describe('one tenant flooding slow lists while another is served', () => {
     // A's flood holds every place it may before B starts.
     const gate = t.app.get(ExpensiveRequests).gate;
     await within(5_000, async () => gate.running(tenantA) === 6);
-    const { lists, ready } = await serveB(40);
+    // How long each of B's requests waited at the gate: "at once" is this, not the wall
+    // clock, which A's 120 loops and the other spec files share with B on a small machine.
+    const enter = gate.enter.bind(gate);
+    const waitsB: number[] = [];
+    const entering = vi.spyOn(gate, 'enter').mockImplementation(async (owner) => {
+      const start = performance.now();
+      const leave = await enter(owner);
+      if (owner.tenantId === tenantB) waitsB.push(performance.now() - start);
+      return leave;
+    });
+    const { lists, ready } = await serveB(40).finally(() => entering.mockRestore());
     const a = await floodA.stop();
 
     expect(lists.map((s) => s.status)).toEqual(lists.map(() => 200));
@@ -174,7 +191,10 @@ describe('one tenant flooding slow lists while another is served', () => {
     const statusesA = new Set(a.map((s) => s.status));
     expect([...statusesA].sort((x, y) => x - y)).toEqual([200, 429]);
     for (const refused of a.filter((s) => s.status === 429)) expect(refused.retryAfter).toBe('1');
-    expect(p99(lists)).toBeLessThan(1_000);
+    // Admitted in the same turn of the event loop: never behind one of A's 400 ms requests.
+    expect(waitsB).toHaveLength(40);
+    expect(Math.max(...waitsB)).toBeLessThan(50);
+    expect(median(lists)).toBeLessThan(1_000);
     // eslint-disable-next-line no-console
     console.info(
       `neighbours (gated): B lists p99 ${p99(lists).toFixed(0)} ms, readiness p99 ${p99(ready).toFixed(0)} ms; ` +
