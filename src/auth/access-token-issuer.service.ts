@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config.js';
 import type { Db } from '../database/sql/db.js';
 import { AppTokensRepository } from './app-tokens.repository.js';
 import { TOKEN_TYPES } from './request-context.js';
-import { signEs256 } from './es256-jws.js';
+import { jwsSegment, signEs256 } from './es256-jws.js';
 import { SIGNING_ALGORITHM, SigningKeys } from './signing-keys.js';
 import type { TokenClaims } from './token-claims.js';
 
@@ -26,6 +26,8 @@ export interface TokenSubject {
 @Injectable()
 export class AccessTokenIssuer {
   private readonly privateKey: KeyObject;
+  /** The encoded header of each token type (`typ`) and key: the same for all their tokens. */
+  private readonly headers = new Map<string, string>();
 
   constructor(
     private readonly keys: SigningKeys,
@@ -113,7 +115,12 @@ export class AccessTokenIssuer {
   }
 
   sign(claims: TokenClaims, typ: string): string {
-    const header = { alg: SIGNING_ALGORITHM, typ, kid: this.keys.currentKid };
+    const kid = this.keys.currentKid;
+    let header = this.headers.get(`${typ} ${kid}`);
+    if (header === undefined) {
+      header = jwsSegment({ alg: SIGNING_ALGORITHM, typ, kid });
+      this.headers.set(`${typ} ${kid}`, header);
+    }
     return signEs256(header, claims, this.privateKey);
   }
 }

@@ -9,9 +9,11 @@ import { sign, type KeyObject } from 'node:crypto';
  * endpoint's CPU on Node 26 (docs/BENCHMARKS.md). Verification stays with @nestjs/jwt
  * (once per token; the verified-token cache serves the rest), and es256-jws.spec.ts checks
  * that it accepts what this writes.
+ *
+ * `header` is a segment made by `jwsSegment`: the issuer encodes its few headers once.
  */
-export function signEs256(header: object, claims: object, privateKey: KeyObject): string {
-  const input = `${base64url(header)}.${base64url(claims)}`;
+export function signEs256(header: string, claims: object, privateKey: KeyObject): string {
+  const input = `${header}.${jwsSegment(claims)}`;
   const signature = sign('sha256', Buffer.from(input), {
     key: privateKey,
     dsaEncoding: 'ieee-p1363',
@@ -19,6 +21,7 @@ export function signEs256(header: object, claims: object, privateKey: KeyObject)
   return `${input}.${signature.toString('base64url')}`;
 }
 
-function base64url(value: object): string {
+/** base64url of the JSON of `value`: a JWS header or claims segment. */
+export function jwsSegment(value: object): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
