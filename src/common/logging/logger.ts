@@ -44,8 +44,9 @@ export function redactUrl(url: string): string {
  * Standard output in blocks: lines collect until 4 KiB are waiting (about a dozen request
  * lines), or for at most 100 ms, and go out in one write. Under load a write per line cost
  * 7–15 µs of the service's CPU per request and woke the reader as often (docs/BENCHMARKS.md).
- * pino writes out what is still waiting when the process exits; a SIGKILL loses at most the
- * last 100 ms of lines.
+ * pino writes out what is still waiting when the process exits (a second shutdown signal
+ * exits too: shutdown-signals.ts); a SIGKILL, or a crash that skips exit handlers, loses what
+ * is still waiting: the last 100 ms of lines while stdout keeps up, more if its reader stalls.
  */
 export function stdoutDestination(): DestinationStream {
   return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 });
