@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CustomerTicketsRepository } from '../../src/customers/customer-tickets.repository.js';
 import { CustomersRepository } from '../../src/customers/customers.repository.js';
-import type { TenantSql } from '../../src/database/sql/tenant-sql.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
 import { insertApp, insertCustomer, insertSession, rowOf } from '../support/tenant-rows.js';
 
@@ -26,17 +25,11 @@ describe('customers and customer tickets repositories, two tenants', () => {
   let r: RepositoryDatabase;
   let appA: number;
   let appB: number;
-  /** Pool path of tenant A (each statement on its own). */
-  let a: () => TenantSql;
-  /** Runs `work` in a unit of work on tenant A's path. */
-  let inA: <T>(work: (db: TenantSql) => Promise<T>) => Promise<T>;
 
   beforeAll(async () => {
     r = await repositoryDatabase();
     appA = await insertApp(r.inspect, r.tenantA);
     appB = await insertApp(r.inspect, r.tenantB);
-    a = () => r.transactions.db.tenant(r.tenantA);
-    inA = (work) => r.transactions.run((db) => work(db.tenant(r.tenantA)));
   });
   afterAll(() => r.close());
 
@@ -50,7 +43,7 @@ describe('customers and customer tickets repositories, two tenants', () => {
 
   it('insert: an email taken only in tenant B is free in A; taken in A is refused', async () => {
     const idB = await insertCustomer(r.inspect, r.tenantB, 'insert@example.com');
-    const row = await customers.insert(a(), {
+    const row = await customers.insert(r.a(), {
       name: 'Ann',
       email: 'INSERT@example.com',
       passwordHash: 'h',
@@ -58,7 +51,11 @@ describe('customers and customer tickets repositories, two tenants', () => {
     expect(row).toMatchObject({ email: 'INSERT@example.com', email_key: 'insert@example.com' });
     expect((await rowOf<Customer>(r.inspect, 'customers', row!.id))!.tenant_id).toBe(r.tenantA);
     expect(
-      await customers.insert(a(), { name: 'Ann', email: 'insert@example.com', passwordHash: 'h' }),
+      await customers.insert(r.a(), {
+        name: 'Ann',
+        email: 'insert@example.com',
+        passwordHash: 'h',
+      }),
     ).toBeUndefined();
     expect((await rowOf<Customer>(r.inspect, 'customers', idB))!.tenant_id).toBe(r.tenantB);
   });
@@ -66,32 +63,34 @@ describe('customers and customer tickets repositories, two tenants', () => {
   it("lookupForLogin and byEmail find tenant A's customer only", async () => {
     const { idA } = await pair('look@example.com');
     await insertCustomer(r.inspect, r.tenantB, 'only-b@example.com');
-    const lookup = await customers.lookupForLogin(a(), 'LOOK@example.com');
+    const lookup = await customers.lookupForLogin(r.a(), 'LOOK@example.com');
     expect(lookup.emailKey).toBe('look@example.com');
     expect(lookup.customer?.id).toBe(idA);
-    expect(await customers.lookupForLogin(a(), 'only-b@example.com')).toEqual({
+    expect(await customers.lookupForLogin(r.a(), 'only-b@example.com')).toEqual({
       emailKey: 'only-b@example.com',
       customer: undefined,
     });
-    expect((await customers.byEmail(a(), 'look@example.com'))?.id).toBe(idA);
-    expect(await customers.byEmail(a(), 'only-b@example.com')).toBeUndefined();
+    expect((await customers.byEmail(r.a(), 'look@example.com'))?.id).toBe(idA);
+    expect(await customers.byEmail(r.a(), 'only-b@example.com')).toBeUndefined();
   });
 
   it("byId reads tenant A's customer, never B's by its id", async () => {
     const { idA, idB } = await pair('byid@example.com');
-    expect((await customers.byId(a(), idA))?.id).toBe(idA);
-    expect(await customers.byId(a(), idB)).toBeUndefined();
+    expect((await customers.byId(r.a(), idA))?.id).toBe(idA);
+    expect(await customers.byId(r.a(), idB)).toBeUndefined();
   });
 
   it("setPasswordHash and replacePasswordHash change tenant A's row only", async () => {
     const { idA, idB } = await pair('hash@example.com', 'old');
-    await customers.setPasswordHash(a(), idB, 'set-through-a');
-    expect(await customers.replacePasswordHash(a(), idB, 'old', 'replaced-through-a')).toBe(false);
+    await customers.setPasswordHash(r.a(), idB, 'set-through-a');
+    expect(await customers.replacePasswordHash(r.a(), idB, 'old', 'replaced-through-a')).toBe(
+      false,
+    );
     expect((await rowOf<Customer>(r.inspect, 'customers', idB))!.password_hash).toBe('old');
 
-    expect(await customers.replacePasswordHash(a(), idA, 'old', 'new')).toBe(true);
+    expect(await customers.replacePasswordHash(r.a(), idA, 'old', 'new')).toBe(true);
     expect((await rowOf<Customer>(r.inspect, 'customers', idA))!.password_hash).toBe('new');
-    await customers.setPasswordHash(a(), idA, 'newer');
+    await customers.setPasswordHash(r.a(), idA, 'newer');
     expect((await rowOf<Customer>(r.inspect, 'customers', idA))!.password_hash).toBe('newer');
   });
 
@@ -100,13 +99,23 @@ describe('customers and customer tickets repositories, two tenants', () => {
     const session = { scopes: ['customer:read'], ttlSeconds: 60, passwordHash: 'pw' };
     const idForB = '00000000-0000-4000-8000-00000000000b';
     expect(
-      await customers.insertSession(a(), { ...session, id: idForB, customerId: idB, appId: appB }),
+      await customers.insertSession(r.a(), {
+        ...session,
+        id: idForB,
+        customerId: idB,
+        appId: appB,
+      }),
     ).toBe(false);
     expect(await rowOf(r.inspect, 'customer_sessions', idForB)).toBeUndefined();
 
     const idForA = '00000000-0000-4000-8000-00000000000a';
     expect(
-      await customers.insertSession(a(), { ...session, id: idForA, customerId: idA, appId: appA }),
+      await customers.insertSession(r.a(), {
+        ...session,
+        id: idForA,
+        customerId: idA,
+        appId: appA,
+      }),
     ).toBe(true);
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', idForA))!.tenant_id).toBe(
       r.tenantA,
@@ -117,7 +126,7 @@ describe('customers and customer tickets repositories, two tenants', () => {
     const { idA, idB } = await pair('lock@example.com');
     const sessionA = await insertSession(r.inspect, r.tenantA, idA, appA);
     const sessionB = await insertSession(r.inspect, r.tenantB, idB, appB);
-    await inA(async (db) => {
+    await r.inA(async (db) => {
       expect(await customers.lockForUpdate(db, idA)).toBe(true);
       expect(await customers.lockForUpdate(db, idB)).toBe(false);
       expect(await customers.sessionIsLive(db, sessionA)).toBe(true);
@@ -128,15 +137,15 @@ describe('customers and customer tickets repositories, two tenants', () => {
   it("revokeSession and revokeSessionsOf end tenant A's sessions only", async () => {
     const { idA, idB } = await pair('revoke@example.com');
     const sessionB = await insertSession(r.inspect, r.tenantB, idB, appB);
-    expect(await customers.revokeSession(a(), sessionB)).toBeUndefined();
-    expect(await customers.revokeSessionsOf(a(), idB)).toEqual([]);
+    expect(await customers.revokeSession(r.a(), sessionB)).toBeUndefined();
+    expect(await customers.revokeSessionsOf(r.a(), idB)).toEqual([]);
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', sessionB))!.revoked_at).toBeNull();
 
     const one = await insertSession(r.inspect, r.tenantA, idA, appA);
     const kept = await insertSession(r.inspect, r.tenantA, idA, appA);
     const other = await insertSession(r.inspect, r.tenantA, idA, appA);
-    expect(await customers.revokeSession(a(), one)).toBeInstanceOf(Date);
-    const revoked = await customers.revokeSessionsOf(a(), idA, kept);
+    expect(await customers.revokeSession(r.a(), one)).toBeInstanceOf(Date);
+    const revoked = await customers.revokeSessionsOf(r.a(), idA, kept);
     expect(revoked.map((s) => s.id)).toEqual([other]);
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', kept))!.revoked_at).toBeNull();
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', sessionB))!.revoked_at).toBeNull();
@@ -144,9 +153,9 @@ describe('customers and customer tickets repositories, two tenants', () => {
 
   it("markVerified verifies tenant A's customer only", async () => {
     const { idA, idB } = await pair('verify@example.com');
-    expect(await customers.markVerified(a(), idB)).toBeUndefined();
+    expect(await customers.markVerified(r.a(), idB)).toBeUndefined();
     expect((await rowOf<Customer>(r.inspect, 'customers', idB))!.email_verified).toBe(false);
-    expect((await customers.markVerified(a(), idA))?.email_verified).toBe(true);
+    expect((await customers.markVerified(r.a(), idA))?.email_verified).toBe(true);
   });
 
   describe('tickets', () => {
@@ -167,30 +176,30 @@ describe('customers and customer tickets repositories, two tenants', () => {
       const hashB = await ticketB(idB);
       const ticket = { type: 'password_reset' as const, ttlSeconds: 60 };
       await expect(
-        inA((db) =>
+        r.inA((db) =>
           tickets.replace(db, { ...ticket, customerId: idB, tokenHash: randomBytes(32) }),
         ),
       ).rejects.toThrow(/foreign key/);
-      await inA((db) =>
+      await r.inA((db) =>
         tickets.replace(db, { ...ticket, customerId: idA, tokenHash: randomBytes(32) }),
       );
-      await inA((db) =>
+      await r.inA((db) =>
         tickets.replace(db, { ...ticket, customerId: idA, tokenHash: randomBytes(32) }),
       );
       expect(await ticketsOf(r.tenantA)).toHaveLength(1);
       expect(await ticketsOf(r.tenantB)).toHaveLength(1);
-      expect(await tickets.peek(a(), 'password_reset', hashB)).toBeUndefined();
+      expect(await tickets.peek(r.a(), 'password_reset', hashB)).toBeUndefined();
     });
 
     it("peek and redeem use tenant A's tickets only", async () => {
       const { idA, idB } = await pair('redeem@example.com');
       const hashB = await ticketB(idB);
-      expect(await tickets.peek(a(), 'password_reset', hashB)).toBeUndefined();
-      expect(await tickets.redeem(a(), 'password_reset', hashB)).toBeUndefined();
+      expect(await tickets.peek(r.a(), 'password_reset', hashB)).toBeUndefined();
+      expect(await tickets.redeem(r.a(), 'password_reset', hashB)).toBeUndefined();
       expect((await ticketsOf(r.tenantB)).every((t) => t.used_at === null)).toBe(true);
 
       const hashA = randomBytes(32);
-      await inA((db) =>
+      await r.inA((db) =>
         tickets.replace(db, {
           customerId: idA,
           type: 'email_verification',
@@ -198,9 +207,9 @@ describe('customers and customer tickets repositories, two tenants', () => {
           ttlSeconds: 60,
         }),
       );
-      expect(await tickets.peek(a(), 'email_verification', hashA)).toBe(idA);
-      expect(await tickets.redeem(a(), 'email_verification', hashA)).toBe(idA);
-      expect(await tickets.redeem(a(), 'email_verification', hashA)).toBeUndefined();
+      expect(await tickets.peek(r.a(), 'email_verification', hashA)).toBe(idA);
+      expect(await tickets.redeem(r.a(), 'email_verification', hashA)).toBe(idA);
+      expect(await tickets.redeem(r.a(), 'email_verification', hashA)).toBeUndefined();
     });
   });
 });

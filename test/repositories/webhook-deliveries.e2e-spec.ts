@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TenantSql } from '../../src/database/sql/tenant-sql.js';
 import { WebhookDeliveriesRepository } from '../../src/webhooks/webhook-deliveries.repository.js';
 import {
   WebhookDeliverySlotsRepository,
@@ -42,15 +41,11 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
   let r: RepositoryDatabase;
   let endpointA: number;
   let endpointB: number;
-  let a: () => TenantSql;
-  let inA: <T>(work: (db: TenantSql) => Promise<T>) => Promise<T>;
 
   beforeAll(async () => {
     r = await repositoryDatabase();
     endpointA = await insertEndpoint(r.inspect, r.tenantA, await insertApp(r.inspect, r.tenantA));
     endpointB = await insertEndpoint(r.inspect, r.tenantB, await insertApp(r.inspect, r.tenantB));
-    a = () => r.transactions.db.tenant(r.tenantA);
-    inA = (work) => r.transactions.run((db) => work(db.tenant(r.tenantA)));
   });
   beforeEach(async () => {
     await r.inspect.query('DELETE FROM webhook_deliveries');
@@ -84,8 +79,8 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
   describe('attempts', () => {
     it("target reads tenant A's delivery only", async () => {
       const { idA, idB } = await pair();
-      expect(await deliveries.target(a(), idB)).toBeUndefined();
-      const target = await deliveries.target(a(), idA);
+      expect(await deliveries.target(r.a(), idB)).toBeUndefined();
+      const target = await deliveries.target(r.a(), idA);
       expect(target).toMatchObject({ endpoint_id: endpointA, event: { type: 'order.created' } });
       expect(target!.event.created_at).toBeInstanceOf(Date);
     });
@@ -99,23 +94,23 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
         error: null,
         retryIn: null,
       } as const;
-      expect(await deliveries.record(a(), idB, 1, succeeded)).toBe(false);
+      expect(await deliveries.record(r.a(), idB, 1, succeeded)).toBe(false);
       expect(await delivery(idB)).toMatchObject({
         state: 'pending',
         claimed_until: expect.any(Date),
       });
 
-      expect(await deliveries.record(a(), idA, 1, succeeded)).toBe(true);
+      expect(await deliveries.record(r.a(), idA, 1, succeeded)).toBe(true);
       expect(await delivery(idA)).toMatchObject({ state: 'succeeded', claimed_until: null });
       expect((await endpoint(endpointA))!.failing_since).toBeNull();
       expect((await endpoint(endpointB))!.failing_since).toBeInstanceOf(Date);
-      expect(await deliveries.record(a(), idA, 1, failed)).toBe(false); // claim released
+      expect(await deliveries.record(r.a(), idA, 1, failed)).toBe(false); // claim released
     });
 
     it("endpointFailed extends and disables tenant A's endpoint only", async () => {
       const streak = "failing_since = now() - interval '6 days', last_failure_at = now()";
       await r.inspect.query(`UPDATE webhook_endpoints SET ${streak}`);
-      expect(await deliveries.endpointFailed(a(), endpointB)).toBeUndefined();
+      expect(await deliveries.endpointFailed(r.a(), endpointB)).toBeUndefined();
       expect(await endpoint(endpointB)).toMatchObject({ active: true });
       const [{ moved }]: Array<{ moved: boolean }> = await r.inspect.query(
         "SELECT last_failure_at < now() - interval '1 second' AS moved FROM webhook_endpoints WHERE id = $1",
@@ -123,7 +118,7 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
       );
       expect(moved).toBe(false);
 
-      expect((await deliveries.endpointFailed(a(), endpointA))?.id).toBe(endpointA);
+      expect((await deliveries.endpointFailed(r.a(), endpointA))?.id).toBe(endpointA);
       expect(await endpoint(endpointA)).toMatchObject({ active: false });
       expect(await endpoint(endpointB)).toMatchObject({ active: true });
     });
@@ -158,9 +153,9 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
 
     it("claimWoken claims tenant A's woken delivery only", async () => {
       const { idA, idB } = await pair(WOKEN);
-      expect(await slots.claimWoken(a(), idB, 60)).toBeUndefined();
+      expect(await slots.claimWoken(r.a(), idB, 60)).toBeUndefined();
       expect(await delivery(idB)).toMatchObject({ attempts: 0, woken_until: expect.any(Date) });
-      expect(await slots.claimWoken(a(), idA, 60)).toBe(1);
+      expect(await slots.claimWoken(r.a(), idA, 60)).toBe(1);
       expect(await delivery(idA)).toMatchObject({ attempts: 1, woken_until: null });
     });
 
@@ -173,14 +168,14 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
         await insertEvent(r.inspect, r.tenantB),
         CLAIMED,
       );
-      const claimB = await inA(async (db) => {
+      const claimB = await r.inA(async (db) => {
         await slots.lockTenant(db);
         return slots.claim(db, idB, limits);
       });
       expect(claimB).toEqual({ kind: 'none' });
       expect(await delivery(idB)).toMatchObject({ attempts: 0, claimed_until: null });
 
-      const claimA = await inA(async (db) => {
+      const claimA = await r.inA(async (db) => {
         await slots.lockTenant(db);
         return slots.claim(db, idA, limits);
       });
@@ -189,7 +184,7 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
 
     it("wake wakes tenant A's line only; wakeTenants (dispatch) every tenant given", async () => {
       const { idA, idB } = await pair(IN_LINE);
-      expect(await inA((db) => slots.wake(db, limits))).toEqual([
+      expect(await r.inA((db) => slots.wake(db, limits))).toEqual([
         { tenantId: r.tenantA, deliveryId: idA },
       ]);
       expect((await delivery(idB))!.woken_until).toBeNull();

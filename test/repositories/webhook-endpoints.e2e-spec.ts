@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TenantSql } from '../../src/database/sql/tenant-sql.js';
 import { WebhookEndpointsRepository } from '../../src/webhooks/webhook-endpoints.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
 import {
@@ -25,15 +24,11 @@ describe('webhook endpoints repository, two tenants', () => {
   let r: RepositoryDatabase;
   let appA: number;
   let appB: number;
-  let a: () => TenantSql;
-  let inA: <T>(work: (db: TenantSql) => Promise<T>) => Promise<T>;
 
   beforeAll(async () => {
     r = await repositoryDatabase();
     appA = await insertApp(r.inspect, r.tenantA);
     appB = await insertApp(r.inspect, r.tenantB);
-    a = () => r.transactions.db.tenant(r.tenantA);
-    inA = (work) => r.transactions.run((db) => work(db.tenant(r.tenantA)));
   });
   afterAll(() => r.close());
 
@@ -43,12 +38,12 @@ describe('webhook endpoints repository, two tenants', () => {
     await insertEndpoint(r.inspect, r.tenantB, appB);
     await insertEndpoint(r.inspect, r.tenantB, appB);
     await insertEndpoint(r.inspect, r.tenantA, appA);
-    expect(await inA((db) => endpoints.lockApp(db, appA))).toBe(1);
-    expect(await inA((db) => endpoints.lockApp(db, appB))).toBe(0);
+    expect(await r.inA((db) => endpoints.lockApp(db, appA))).toBe(1);
+    expect(await r.inA((db) => endpoints.lockApp(db, appB))).toBe(0);
   });
 
   it("insert writes into tenant A and refuses B's app", async () => {
-    const row = await endpoints.insert(a(), appA, {
+    const row = await endpoints.insert(r.a(), appA, {
       ...values,
       eventTypes: ['order.created'],
       secret: Buffer.from('s'),
@@ -60,7 +55,7 @@ describe('webhook endpoints repository, two tenants', () => {
     );
     expect(tenant_id).toBe(r.tenantA);
     await expect(
-      endpoints.insert(a(), appB, {
+      endpoints.insert(r.a(), appB, {
         ...values,
         eventTypes: ['order.created'],
         secret: Buffer.from('s'),
@@ -71,31 +66,33 @@ describe('webhook endpoints repository, two tenants', () => {
   it("list and find read tenant A's endpoints only", async () => {
     const own = await insertEndpoint(r.inspect, r.tenantA, appA);
     const other = await insertEndpoint(r.inspect, r.tenantB, appB);
-    const listed = await endpoints.list(a(), appA);
+    const listed = await endpoints.list(r.a(), appA);
     expect(listed.map((e) => e.id)).toContain(own);
     expect(listed.every((e) => e.app_id === appA)).toBe(true);
-    expect(await endpoints.list(a(), appB)).toEqual([]);
-    expect((await endpoints.find(a(), appA, own))?.id).toBe(own);
-    expect(await endpoints.find(a(), appB, other)).toBeUndefined();
+    expect(await endpoints.list(r.a(), appB)).toEqual([]);
+    expect((await endpoints.find(r.a(), appA, own))?.id).toBe(own);
+    expect(await endpoints.find(r.a(), appB, other)).toBeUndefined();
   });
 
   it("update, rotateSecret and remove change tenant A's endpoints only", async () => {
     const own = await insertEndpoint(r.inspect, r.tenantA, appA);
     const other = await insertEndpoint(r.inspect, r.tenantB, appB);
     const change = { url: 'https://example.com/changed', active: false };
-    expect(await endpoints.update(a(), appB, other, change)).toBeUndefined();
-    expect(await endpoints.rotateSecret(a(), appB, other, Buffer.from('new'), 60)).toBeUndefined();
-    expect(await endpoints.remove(a(), appB, other)).toBe(false);
+    expect(await endpoints.update(r.a(), appB, other, change)).toBeUndefined();
+    expect(
+      await endpoints.rotateSecret(r.a(), appB, other, Buffer.from('new'), 60),
+    ).toBeUndefined();
+    expect(await endpoints.remove(r.a(), appB, other)).toBe(false);
     const untouched = (await rowOf<Endpoint>(r.inspect, 'webhook_endpoints', other))!;
     expect(untouched).toMatchObject({ url: 'https://example.com/hook', active: true });
     expect(untouched.secret_ciphertext).toEqual(Buffer.from([1]));
 
-    expect(await endpoints.update(a(), appA, own, change)).toMatchObject(change);
-    expect(await endpoints.rotateSecret(a(), appA, own, Buffer.from('new'), 60)).toBeDefined();
+    expect(await endpoints.update(r.a(), appA, own, change)).toMatchObject(change);
+    expect(await endpoints.rotateSecret(r.a(), appA, own, Buffer.from('new'), 60)).toBeDefined();
     expect((await rowOf<Endpoint>(r.inspect, 'webhook_endpoints', own))!.secret_ciphertext).toEqual(
       Buffer.from('new'),
     );
-    expect(await endpoints.remove(a(), appA, own)).toBe(true);
+    expect(await endpoints.remove(r.a(), appA, own)).toBe(true);
     expect(await rowOf(r.inspect, 'webhook_endpoints', own)).toBeUndefined();
   });
 
@@ -119,22 +116,22 @@ describe('webhook endpoints repository, two tenants', () => {
       "state = 'failed'",
     );
 
-    expect(await endpoints.deliveries(a(), endpointB, 10, 0)).toEqual({ rows: [], total: 0 });
-    expect(await endpoints.delivery(a(), deliveryB)).toBeUndefined();
-    expect(await inA((db) => endpoints.requeue(db, endpointB, deliveryB))).toBeUndefined();
+    expect(await endpoints.deliveries(r.a(), endpointB, 10, 0)).toEqual({ rows: [], total: 0 });
+    expect(await endpoints.delivery(r.a(), deliveryB)).toBeUndefined();
+    expect(await r.inA((db) => endpoints.requeue(db, endpointB, deliveryB))).toBeUndefined();
     expect((await rowOf<Delivery>(r.inspect, 'webhook_deliveries', deliveryB))!.state).toBe(
       'failed',
     );
 
-    const page = await endpoints.deliveries(a(), endpointA, 10, 0);
+    const page = await endpoints.deliveries(r.a(), endpointA, 10, 0);
     expect(page.total).toBe(1);
     expect(page.rows.map((d) => d.id)).toEqual([deliveryA]);
-    expect(await inA((db) => endpoints.requeue(db, endpointA, deliveryA))).toEqual({
+    expect(await r.inA((db) => endpoints.requeue(db, endpointA, deliveryA))).toEqual({
       requeued: true,
     });
-    expect(await inA((db) => endpoints.requeue(db, endpointA, deliveryA))).toEqual({
+    expect(await r.inA((db) => endpoints.requeue(db, endpointA, deliveryA))).toEqual({
       requeued: false,
     });
-    expect((await endpoints.delivery(a(), deliveryA))?.state).toBe('pending');
+    expect((await endpoints.delivery(r.a(), deliveryA))?.state).toBe('pending');
   });
 });

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import type { TenantSql } from '../../src/database/sql/tenant-sql.js';
 import { Transactions } from '../../src/database/transactions.js';
 import { dataSourceOptions } from '../../src/database/data-source-options.js';
 import { inspectionDataSource } from './inspection-data-source.js';
@@ -14,6 +15,10 @@ export interface RepositoryDatabase {
   inspect: DataSource;
   tenantA: number;
   tenantB: number;
+  /** Tenant A's path on the pool: each statement on its own. */
+  a(): TenantSql;
+  /** Runs `work` in a unit of work on tenant A's path. */
+  inA<T>(work: (db: TenantSql) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -25,11 +30,15 @@ export async function repositoryDatabase(): Promise<RepositoryDatabase> {
     `INSERT INTO tenants (name, currency) VALUES ('Tenant A', 'EUR'), ('Tenant B', 'USD')
      RETURNING id`,
   );
+  const transactions = new Transactions(service);
+  const tenantA = tenants[0].id;
   return {
-    transactions: new Transactions(service),
+    transactions,
     inspect,
-    tenantA: tenants[0].id,
+    tenantA,
     tenantB: tenants[1].id,
+    a: () => transactions.db.tenant(tenantA),
+    inA: (work) => transactions.run((db) => work(db.tenant(tenantA))),
     close: async () => {
       await service.destroy();
       await inspect.destroy();
