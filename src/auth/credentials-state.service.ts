@@ -118,15 +118,16 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async isTokenRevoked(jti: string): Promise<boolean> {
-    if (this.trusted) return this.revokedTokens.has(jti);
-    return this.credentials.isTokenRevoked(this.transactions.db.crossTenant('credentials'), jti);
+    return (
+      this.cachedRevocation('app', jti) ??
+      this.credentials.isTokenRevoked(this.transactions.db.crossTenant('credentials'), jti)
+    );
   }
 
   async isSessionRevoked(sessionId: string): Promise<boolean> {
-    if (this.trusted) return this.revokedSessions.has(sessionId);
-    return this.credentials.isSessionRevoked(
-      this.transactions.db.crossTenant('credentials'),
-      sessionId,
+    return (
+      this.cachedRevocation('customer', sessionId) ??
+      this.credentials.isSessionRevoked(this.transactions.db.crossTenant('credentials'), sessionId)
     );
   }
 
