@@ -82,11 +82,11 @@ export class OrdersRepository {
     id: number,
   ): Promise<OrderWithItemsRow | undefined> {
     const params: unknown[] = [];
-    const where = scopeConditions(scope, params, 'o').join(' AND ');
+    const conditions = scopeConditions(scope, params, 'o');
     // One text per scope kind, built once: the hot path's statement is a constant string.
     let text = FIND_WITH_ITEMS.get(scope.kind);
     if (text === undefined) {
-      text = `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders o WHERE ${where} AND o.id = $${params.length + 2}`;
+      text = `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM orders o WHERE ${conditions.join(' AND ')} AND o.id = $${params.length + 2}`;
       FIND_WITH_ITEMS.set(scope.kind, text);
     }
     params.push(id);

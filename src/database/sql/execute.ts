@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import { PreparedQuery } from './prepared-query.js';
 
 /** What a statement answers: its rows, and how many rows it wrote (UPDATE, DELETE, INSERT). */
 export interface StatementResult<T> {
@@ -34,9 +35,6 @@ export async function execute<T>(
   values: readonly unknown[],
   prepared = false,
 ): Promise<StatementResult<T>> {
-  const query: pg.QueryConfig = prepared
-    ? { name: nameOf(text), text, values: values as unknown[] }
-    : { text, values: values as unknown[] };
   const runner = m.queryRunner;
   let result: pg.QueryResult;
   if (runner) {
@@ -44,10 +42,31 @@ export async function execute<T>(
     // the statement outside any transaction.
     if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
     const client = (await runner.connect()) as pg.PoolClient;
-    result = await client.query(query);
+    result = prepared
+      ? await runPrepared(client, text, values)
+      : await client.query({ text, values: values as unknown[] });
   } else {
     const pool = (m.connection.driver as PostgresDriver).master as pg.Pool;
-    result = await pool.query(query);
+    result = prepared
+      ? await runPrepared(pool, text, values)
+      : await pool.query({ text, values: values as unknown[] });
   }
   return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+}
+
+/**
+ * A named statement through PreparedQuery (rows described once per connection). A query
+ * object is answered through its callback, on a pool as on a client.
+ */
+function runPrepared(
+  on: pg.Pool | pg.PoolClient,
+  text: string,
+  values: readonly unknown[],
+): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    const query = new PreparedQuery(nameOf(text), text, values as unknown[]);
+    const done = (error: Error | undefined, result: pg.QueryResult) =>
+      error ? reject(error) : resolve(result);
+    (on as unknown as { query(q: PreparedQuery, cb: typeof done): void }).query(query, done);
+  });
 }

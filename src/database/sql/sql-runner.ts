@@ -28,12 +28,14 @@ export abstract class SqlRunner {
 
   private run<T>(text: string, values: readonly unknown[], prepared: boolean) {
     this.assertOpen();
-    const statement = this.statement(text, values);
+    const statement = this.statement(text, values, prepared);
     return execute<T>(this.manager, statement.text, statement.values, prepared);
   }
 
+  /** `prepared`: `text` is one of the code's fixed texts (a subclass may keep what it derives). */
   protected abstract statement(
     text: string,
     values: readonly unknown[],
+    prepared: boolean,
   ): { text: string; values: readonly unknown[] };
 }

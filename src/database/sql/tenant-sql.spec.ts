@@ -19,4 +19,13 @@ describe('TenantSql', () => {
       TenantScopeError,
     );
   });
+
+  it('refuses such a statement as a prepared one too, on every run (a refusal is not kept)', async () => {
+    const db = new TenantSql(noManager, open, 7);
+    for (let run = 0; run < 2; run++) {
+      await expect(db.rows('SELECT * FROM orders WHERE id = $2', [1], true)).rejects.toThrow(
+        TenantScopeError,
+      );
+    }
+  });
 });

@@ -14,6 +14,13 @@ export class TenantScopeError extends Error {
 const USES_TENANT = /\$1(?!\d)/;
 
 /**
+ * Marked texts of prepared statements, checked once each: their texts are fixed by the code,
+ * so the map stays small, and the same marked string is what names the statement
+ * (execute.ts), hashed once rather than rebuilt and rehashed per run.
+ */
+const MARKED = new Map<string, string>();
+
+/**
  * The tenant path: the only way a repository reaches tenant data. It is bound to one unit of
  * work and one tenant, and binds the tenant itself as `$1` of every statement (the caller's
  * values follow as `$2`, `$3`…). A statement that never uses `$1` is refused: whatever it
@@ -34,10 +41,15 @@ export class TenantSql extends SqlRunner {
     }
   }
 
-  protected statement(text: string, values: readonly unknown[]) {
-    if (!USES_TENANT.test(text)) {
-      throw new TenantScopeError('refusing a tenant statement that does not use its tenant ($1)');
+  protected statement(text: string, values: readonly unknown[], prepared: boolean) {
+    let marked = prepared ? MARKED.get(text) : undefined;
+    if (marked === undefined) {
+      if (!USES_TENANT.test(text)) {
+        throw new TenantScopeError('refusing a tenant statement that does not use its tenant ($1)');
+      }
+      marked = TENANT_MARK + text;
+      if (prepared) MARKED.set(text, marked);
     }
-    return { text: TENANT_MARK + text, values: [this.tenantId, ...values] };
+    return { text: marked, values: [this.tenantId, ...values] };
   }
 }
