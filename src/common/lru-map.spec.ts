@@ -35,38 +35,42 @@ describe('LruMap', () => {
   });
 
   it('behaves as a plain least-recently-used list under any sequence of operations', () => {
-    const operation = fc.oneof(
-      fc.record({ op: fc.constant('get' as const), key: fc.integer({ min: 0, max: 5 }) }),
-      fc.record({
-        op: fc.constant('set' as const),
-        key: fc.integer({ min: 0, max: 5 }),
-        value: fc.integer(),
-      }),
-      fc.record({ op: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 5 }) }),
+    type Step =
+      | { op: 'get'; key: number }
+      | { op: 'set'; key: number; value: number }
+      | { op: 'delete'; key: number };
+    const key = fc.integer({ min: 0, max: 5 });
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ op: fc.constant('get' as const), key }),
+      fc.record({ op: fc.constant('set' as const), key, value: fc.integer() }),
+      fc.record({ op: fc.constant('delete' as const), key }),
     );
+    /** The model: entries most recently used last; answers what `get` returns. */
+    const modelStep = (model: Array<[number, number]>, capacity: number, s: Step) => {
+      const at = model.findIndex(([k]) => k === s.key);
+      const found = at === -1 ? undefined : model.splice(at, 1)[0];
+      if (s.op === 'get' && found) model.push(found);
+      if (s.op === 'set') model.push([s.key, s.value]);
+      if (model.length > capacity) model.shift();
+      return s.op === 'get' ? found?.[1] : undefined;
+    };
+    const mapStep = (map: LruMap<number, number>, s: Step) => {
+      if (s.op === 'get') return map.get(s.key);
+      if (s.op === 'set') map.set(s.key, s.value);
+      else map.delete(s.key);
+      return undefined;
+    };
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 4 }),
-        fc.array(operation, { maxLength: 60 }),
-        (capacity, ops) => {
+        fc.array(step, { maxLength: 60 }),
+        (capacity, steps) => {
           const map = new LruMap<number, number>(capacity);
-          // The model: most recently used last.
-          let model: Array<[number, number]> = [];
-          for (const step of ops) {
-            const at = model.findIndex(([k]) => k === step.key);
-            if (step.op === 'get') {
-              expect(map.get(step.key)).toBe(at === -1 ? undefined : model[at][1]);
-              if (at !== -1) model.push(...model.splice(at, 1));
-            } else if (step.op === 'set') {
-              map.set(step.key, step.value);
-              if (at !== -1) model.splice(at, 1);
-              model.push([step.key, step.value]);
-              if (model.length > capacity) model = model.slice(1);
-            } else {
-              map.delete(step.key);
-              if (at !== -1) model.splice(at, 1);
-            }
-            expect(map.size).toBe(model.length);
+          const model: Array<[number, number]> = [];
+          for (const s of steps) {
+            const answered = mapStep(map, s);
+            const expected = modelStep(model, capacity, s);
+            expect([answered, map.size]).toEqual([expected, model.length]);
           }
         },
       ),
