@@ -25,35 +25,57 @@ export class GuardedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     this.on('error', ignoreConnectionError);
-    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
-    this.query = ((...args: unknown[]) => {
-      const last = args.length - 1;
-      const callback = args[last];
-      const refused = auditFailure(this, args[0]);
-      if (refused) {
-        if (typeof callback !== 'function') return Promise.reject(refused);
-        process.nextTick(() => (callback as (e: unknown) => void)(refused));
-        return undefined;
-      }
-      if (typeof callback === 'function') {
-        args[last] = (error: unknown, result: unknown) => {
-          this.dropIfTimedOut(error);
-          (callback as (e: unknown, r: unknown) => void)(error, result);
-        };
-        return query(...args);
-      }
-      const result = query(...args);
-      if (result instanceof Promise) result.catch((error: unknown) => this.dropIfTimedOut(error));
-      return result;
-    }) as typeof this.query;
   }
+}
 
-  private dropIfTimedOut(error: unknown): void {
-    if (!(error instanceof Error) || error.message !== READ_TIMEOUT) return;
-    (
-      this as unknown as { connection: { stream: { destroy(): void } } }
-    ).connection.stream.destroy();
+type QueryFunction = (
+  this: pg.Client,
+  config: unknown,
+  values?: unknown,
+  callback?: unknown,
+) => unknown;
+type Callback = (error: unknown, result?: unknown) => void;
+
+const clientQuery = Reflect.get(pg.Client.prototype, 'query') as QueryFunction;
+
+/**
+ * pg's `query` behind the audit and the read-timeout drop, for every form pg takes (text or
+ * config or query object; values; a callback last, or a promise). On the prototype, with
+ * pg's own parameters: no closure per connection, no argument array per statement.
+ */
+function guardedQuery(this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
+  const done =
+    typeof callback === 'function'
+      ? (callback as Callback)
+      : typeof values === 'function'
+        ? (values as Callback)
+        : undefined;
+  const refused = auditFailure(this, config);
+  if (refused) {
+    if (done === undefined) return Promise.reject(refused);
+    process.nextTick(() => done(refused));
+    return undefined;
   }
+  if (done !== undefined) {
+    const watched: Callback = (error, result) => {
+      dropIfTimedOut(this, error);
+      done(error, result);
+    };
+    return done === callback
+      ? clientQuery.call(this, config, values, watched)
+      : clientQuery.call(this, config, watched);
+  }
+  const result = clientQuery.call(this, config, values);
+  if (result instanceof Promise) result.catch((error: unknown) => dropIfTimedOut(this, error));
+  return result;
+}
+(GuardedClient.prototype as unknown as { query: QueryFunction }).query = guardedQuery;
+
+function dropIfTimedOut(client: pg.Client, error: unknown): void {
+  if (!(error instanceof Error) || error.message !== READ_TIMEOUT) return;
+  (
+    client as unknown as { connection: { stream: { destroy(): void } } }
+  ).connection.stream.destroy();
 }
 
 /**

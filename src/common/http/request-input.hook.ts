@@ -33,20 +33,19 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  */
 export function requestInputCheck(request: FastifyRequest): void {
   repeatedParameterCheck(request.query);
-  for (const [value, whole] of [
-    [request.params, 'path'],
-    [request.query, 'query'],
-    [request.body, 'body'],
-  ] as const) {
-    const found = findProblem(value);
-    if (found) {
-      const field = found.field || whole;
-      const message = MESSAGES[found.problem];
-      throw new AppError('validation_failed', `${field} ${message}`, {
-        details: [{ field, message }],
-      });
-    }
-  }
+  refuseProblem(request.params, 'path');
+  refuseProblem(request.query, 'query');
+  refuseProblem(request.body, 'body');
+}
+
+function refuseProblem(value: unknown, whole: 'path' | 'query' | 'body'): void {
+  const found = findProblem(value);
+  if (!found) return;
+  const field = found.field || whole;
+  const message = MESSAGES[found.problem];
+  throw new AppError('validation_failed', `${field} ${message}`, {
+    details: [{ field, message }],
+  });
 }
 
 /** As many as a validation error lists. */
@@ -61,10 +60,10 @@ const REPEATED_MESSAGE = 'must not be repeated (a list is one comma-separated va
  */
 function repeatedParameterCheck(query: unknown): void {
   if (query === null || typeof query !== 'object') return;
-  const repeated = Object.keys(query).filter((key) =>
-    Array.isArray((query as Record<string, unknown>)[key]),
-  );
-  if (repeated.length === 0) return;
+  const keys = Object.keys(query);
+  const values = query as Record<string, unknown>;
+  if (!keys.some((key) => Array.isArray(values[key]))) return;
+  const repeated = keys.filter((key) => Array.isArray(values[key]));
   throw new AppError('validation_failed', `${repeated[0]} ${REPEATED_MESSAGE}`, {
     details: repeated.slice(0, MAX_LISTED).map((field) => ({ field, message: REPEATED_MESSAGE })),
   });
@@ -100,14 +99,13 @@ export function findProblem(root: unknown): { field: string; problem: Problem } 
       const child = keys
         ? (container as Record<string, unknown>)[keys[i]]
         : (container as unknown[])[i];
-      const at = (): string => pathOf({ value: child, parent: frame, step, depth: 0 });
       if (keys) {
         const keyProblem = PROTOTYPE_KEYS.has(keys[i]) ? 'key' : stringProblem(keys[i]);
-        if (keyProblem) return { field: at(), problem: keyProblem };
+        if (keyProblem) return { field: pathTo(frame, step), problem: keyProblem };
       }
       if (typeof child === 'string') {
         const problem = stringProblem(child);
-        if (problem) return { field: at(), problem };
+        if (problem) return { field: pathTo(frame, step), problem };
       } else if (child !== null && typeof child === 'object') {
         stack.push({ value: child, parent: frame, step, depth: frame.depth + 1 });
       }
@@ -120,6 +118,11 @@ function stringProblem(value: string): Problem | undefined {
   if (value.includes('\u0000')) return 'nul';
   if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) return 'surrogate';
   return undefined;
+}
+
+/** The path of the value at `step` under `frame` (built only for the value reported). */
+function pathTo(frame: Frame, step: string | number): string {
+  return pathOf({ value: undefined, parent: frame, step, depth: 0 });
 }
 
 /** `items[0].name` for the frame, walking up its parents. */
