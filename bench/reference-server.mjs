@@ -27,6 +27,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
+import { orderJson } from './reference-json.mjs';
 import * as SQL from './reference-sql.mjs';
 
 const env = process.env;
@@ -114,45 +115,6 @@ function parseJson(raw) {
   } catch {
     throw new HttpError(400, 'invalid_request', 'malformed JSON');
   }
-}
-
-// ---- JSON shapes: src/orders/order.mapper.ts, src/common/money.ts ---------------------------
-
-const money = (minor) => Number((minor / 100).toFixed(2));
-
-function orderJson(row, items) {
-  return {
-    id: row.id,
-    status: row.status,
-    total: money(row.total_minor),
-    currency: row.currency,
-    customer: {
-      id: row.customer_id,
-      name: row.customer_name,
-      email: row.customer_email,
-      phone: row.customer_phone,
-    },
-    shipping_address: {
-      country: row.shipping_country,
-      city: row.shipping_city,
-      district: row.shipping_district,
-      address: row.shipping_address,
-      postal_code: row.shipping_postal_code,
-    },
-    items: items.map((i) => ({
-      product_id: i.product_id,
-      quantity: i.quantity,
-      sku: i.sku,
-      name: i.name,
-      unit_price: money(i.unit_price_minor),
-      total: money(i.total_minor),
-    })),
-    source: row.source,
-    marketplace: row.marketplace,
-    external_order_id: row.external_order_id,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
-  };
 }
 
 // ---- GET /v1/orders/{id} --------------------------------------------------------------------

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { appToken, call, inParallel } from './api.mjs';
 import { benchOrder, hotPaths } from './hot-paths.mjs';
 import { compare } from './load.mjs';
-import { analyze, memoryOf, referencePrepared, startReference } from './processes.mjs';
+import { analyze, memoryOf, referencePrepared, startFloor, startReference } from './processes.mjs';
 import { fixed, table } from './report.mjs';
 import { checkSameJson } from './same-json.mjs';
 
@@ -46,6 +46,7 @@ export async function compareMode(service, options, extras) {
   const rows = [];
   const eldRows = [];
   const cpuRows = [];
+  const floorRows = [];
   let referenceMemory;
   try {
     const tokenBody = {
@@ -62,13 +63,26 @@ export async function compareMode(service, options, extras) {
     const scenarios = hotPaths({ ...service, token, orderIds, productIds }).filter(
       (scenario) => !only || scenario.name.includes(only),
     );
+    // BENCH_FLOOR=1: the framework alone (bench/floor-server.mjs) beside them on get by id.
+    const floor =
+      process.env.BENCH_FLOOR === '1'
+        ? await startFloor({ databaseUrl: service.databaseUrl, tenantId: service.tenantId })
+        : undefined;
+    if (floor) await sameOrderJson(floor, reference, token, orderIds[0]);
     for (const scenario of scenarios) {
-      const result = await compare(scenario, [service, reference], {
-        connections,
-        seconds,
-        rounds,
-        warmup,
-      });
+      const withFloor = floor && scenario.name === 'GET /v1/orders/{id}';
+      const result = await compare(
+        scenario,
+        withFloor ? [service, floor, reference] : [service, reference],
+        { connections, seconds, rounds, warmup },
+      );
+      if (withFloor) {
+        const f = result.floor;
+        if (f.non2xx > 0 || f.errors > 0) {
+          failures.push(`${scenario.name} on the floor: ${f.non2xx} non-2xx, ${f.errors} errors`);
+        }
+        floorRows.push(floorRow(result));
+      }
       const s = result.service;
       const r = result.reference;
       const ratio = s.rps / r.rps;
@@ -107,6 +121,7 @@ export async function compareMode(service, options, extras) {
           `reference ${row[2]} req/s (rounds ${r.perRound.map((x) => fixed(x)).join(', ')}), ratio ${row[3]} (per round ${row[4]})`,
       );
     }
+    await floor?.stop();
   } finally {
     referenceMemory = memoryOf(reference.pid);
     await reference.stop();
@@ -172,9 +187,45 @@ export async function compareMode(service, options, extras) {
         ['reference', fixed(referenceMemory.peakMb), fixed(referenceMemory.rssMb), ''],
       ],
     ),
+    ...(floorRows.length
+      ? [
+          '',
+          'The framework floor (BENCH_FLOOR=1, bench/floor-server.mjs: NestJS on Fastify, one guard, ' +
+            "the reference's statement and JSON, nothing else) in the same rounds, against the reference:",
+          '',
+          table(
+            ['hot path', 'req/s', 'ratio (rounds)', 'CPU µs per request', 'service CPU µs'],
+            floorRows,
+          ),
+        ]
+      : []),
     extraMarkdown,
   ].join('\n');
   return { markdown, failures };
+}
+
+/** The floor must answer get by id with the reference's body, or its figures mean nothing. */
+async function sameOrderJson(floor, reference, token, orderId) {
+  const [a, b] = await Promise.all(
+    [floor, reference].map((t) =>
+      fetch(`${t.base}/v1/orders/${orderId}`, {
+        headers: { authorization: `Bearer ${token}` },
+      }).then((r) => r.text()),
+    ),
+  );
+  if (a !== b) throw new Error(`the floor's order differs from the reference's:\n${a}\n${b}`);
+}
+
+/** The floor's row: its throughput against the reference, per round too, and CPU. */
+function floorRow({ service, floor, reference }) {
+  const rounds = floor.perRound.map((x, i) => fixed(x / reference.perRound[i], 2)).join(', ');
+  return [
+    'GET /v1/orders/{id}',
+    fixed(floor.rps),
+    `${fixed(floor.rps / reference.rps, 2)} (${rounds})`,
+    fixed(floor.cpuUsPerRequest),
+    fixed(service.cpuUsPerRequest),
+  ];
 }
 
 /** The demo app's id and the tenant's active products, read from the database. */

@@ -5,7 +5,7 @@
 // as nodejs_eventloop_lag_*_seconds and then RESETS it (prom-client 15,
 // lib/metrics/eventLoopLag.js). So a scrape just before a run starts a window and a scrape
 // just after reads that window alone. The reference keeps the same histogram and answers it
-// (and resets it) at /__bench/eld.
+// (and resets it) at /__bench/eld, and so does the floor server (BENCH_FLOOR=1).
 //
 // Both values include the 10 ms sampling interval: an idle loop reads about 10.2 ms.
 
@@ -20,9 +20,9 @@ export async function endWindow(target) {
 }
 
 async function read(target) {
-  if (target.name === 'reference') {
+  if (target.name !== 'service') {
     const response = await fetch(`${target.base}/__bench/eld`);
-    if (!response.ok) throw new Error(`reference /__bench/eld answered ${response.status}`);
+    if (!response.ok) throw new Error(`${target.name} /__bench/eld answered ${response.status}`);
     const { p99_ms, max_ms } = await response.json();
     return { p99Ms: p99_ms, maxMs: max_ms };
   }

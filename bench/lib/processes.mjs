@@ -171,6 +171,36 @@ export async function startReference({ databaseUrl, dataDir, tenantId, appId, pu
   return reference;
 }
 
+/** bench/floor-server.mjs (BENCH_FLOOR=1): NestJS on Fastify alone, on get by id. */
+export async function startFloor({ databaseUrl, tenantId }) {
+  const port = await freePort();
+  const nodeArgs = (process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const script = fileURLToPath(new URL('../floor-server.mjs', import.meta.url));
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      TENANT_ID: String(tenantId),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    process.stderr.write(chunk);
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const floor = { name: 'floor', child, pid: child.pid, base, port, stop: () => stopChild(child) };
+  try {
+    await waitForReady(base, child, () => stderr);
+  } catch (error) {
+    await floor.stop();
+    throw error;
+  }
+  return floor;
+}
+
 /**
  * The reference names its statements (prepared and planned once per connection), as the
  * service does on its hot paths (`prepared` in src/database/sql/execute.ts), so the ratio compares like

@@ -1,0 +1,39 @@
+// The Order's JSON as the service writes it (src/orders/order.mapper.ts, src/common/money.ts),
+// for the reference and the floor server.
+
+const money = (minor) => Number((minor / 100).toFixed(2));
+
+export function orderJson(row, items) {
+  return {
+    id: row.id,
+    status: row.status,
+    total: money(row.total_minor),
+    currency: row.currency,
+    customer: {
+      id: row.customer_id,
+      name: row.customer_name,
+      email: row.customer_email,
+      phone: row.customer_phone,
+    },
+    shipping_address: {
+      country: row.shipping_country,
+      city: row.shipping_city,
+      district: row.shipping_district,
+      address: row.shipping_address,
+      postal_code: row.shipping_postal_code,
+    },
+    items: items.map((i) => ({
+      product_id: i.product_id,
+      quantity: i.quantity,
+      sku: i.sku,
+      name: i.name,
+      unit_price: money(i.unit_price_minor),
+      total: money(i.total_minor),
+    })),
+    source: row.source,
+    marketplace: row.marketplace,
+    external_order_id: row.external_order_id,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
