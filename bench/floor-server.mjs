@@ -4,7 +4,7 @@
 // header). Measured beside the service and the reference on get by id, it shows what the
 // framework itself costs, and so how much of the service's cost is its own per-request work.
 //
-// Environment: PORT, DATABASE_URL, TENANT_ID. Plain JavaScript, so decorators are applied
+// Environment: PORT, DATABASE_URL, TENANT_ID, REFERENCE_PREPARED (as the reference's). Plain JavaScript, so decorators are applied
 // by hand. GET /__bench/eld answers the event-loop delay since the last call, as the
 // reference does.
 import 'reflect-metadata';
@@ -27,6 +27,8 @@ import { ORDER_BY_ID } from './reference-sql.mjs';
 
 const { env } = process;
 const TENANT = Number(env.TENANT_ID);
+// Named (planned once per connection) unless the reference runs unnamed too.
+const PREPARED = env.REFERENCE_PREPARED === '1';
 pg.defaults.parseInt8 = true;
 const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 10 });
 pool.on('error', () => {});
@@ -44,11 +46,11 @@ class BearerPresent {
 
 class OrdersController {
   async get(id) {
-    const { rows } = await pool.query({
-      name: 'ORDER_BY_ID',
-      text: ORDER_BY_ID,
-      values: [TENANT, id],
-    });
+    const { rows } = await pool.query(
+      PREPARED
+        ? { name: 'ORDER_BY_ID', text: ORDER_BY_ID, values: [TENANT, id] }
+        : { text: ORDER_BY_ID, values: [TENANT, id] },
+    );
     if (rows.length === 0) throw new NotFoundException();
     return orderJson(rows[0], rows[0].items ?? []);
   }

@@ -48,6 +48,7 @@ export async function compareMode(service, options, extras) {
   const cpuRows = [];
   const floorRows = [];
   let referenceMemory;
+  let floor;
   try {
     const tokenBody = {
       grant_type: 'client_credentials',
@@ -64,7 +65,7 @@ export async function compareMode(service, options, extras) {
       (scenario) => !only || scenario.name.includes(only),
     );
     // BENCH_FLOOR=1: the framework alone (bench/floor-server.mjs) beside them on get by id.
-    const floor =
+    floor =
       process.env.BENCH_FLOOR === '1'
         ? await startFloor({ databaseUrl: service.databaseUrl, tenantId: service.tenantId })
         : undefined;
@@ -73,7 +74,9 @@ export async function compareMode(service, options, extras) {
       const withFloor = floor && scenario.name === 'GET /v1/orders/{id}';
       const result = await compare(
         scenario,
-        withFloor ? [service, floor, reference] : [service, reference],
+        // The floor after the reference: each round's service ÷ reference stays two runs
+        // taken one after the other.
+        withFloor ? [service, reference, floor] : [service, reference],
         { connections, seconds, rounds, warmup },
       );
       if (withFloor) {
@@ -121,8 +124,8 @@ export async function compareMode(service, options, extras) {
           `reference ${row[2]} req/s (rounds ${r.perRound.map((x) => fixed(x)).join(', ')}), ratio ${row[3]} (per round ${row[4]})`,
       );
     }
-    await floor?.stop();
   } finally {
+    await floor?.stop();
     referenceMemory = memoryOf(reference.pid);
     await reference.stop();
   }

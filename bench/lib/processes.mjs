@@ -182,6 +182,7 @@ export async function startFloor({ databaseUrl, tenantId }) {
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       TENANT_ID: String(tenantId),
+      REFERENCE_PREPARED: referencePrepared() ? '1' : '',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -63,10 +63,14 @@ function runPrepared(
   text: string,
   values: readonly unknown[],
 ): Promise<pg.QueryResult> {
-  return new Promise((resolve, reject) => {
+  return new Promise<pg.QueryResult>((resolve, reject) => {
     const query = new PreparedQuery(nameOf(text), text, values as unknown[]);
     const done = (error: Error | undefined, result: pg.QueryResult) =>
       error ? reject(error) : resolve(result);
     (on as unknown as { query(q: PreparedQuery, cb: typeof done): void }).query(query, done);
+  }).catch((error: unknown) => {
+    // As pg's own promise does: a stack that leads back to the caller, not to the socket read.
+    if (error instanceof Error) Error.captureStackTrace(error);
+    throw error;
   });
 }

@@ -27,7 +27,11 @@ interface WireConnection {
 const pgUtils = (pg as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils;
 const prepareValue = (value: unknown) => pgUtils.prepareValue(value);
 
-/** Row layouts by connection, then statement name: what the first run's Describe answered. */
+/**
+ * Row layouts by connection, then statement name: what the first run's Describe answered,
+ * with the type parsers chosen then (a `setTypeParser` made later does not reach a layout
+ * already kept; the service sets its parsers once, at start-up).
+ */
 const layouts = new WeakMap<object, Map<string, RowLayout>>();
 
 /**
@@ -71,6 +75,8 @@ export class PreparedQuery extends pg.Query {
         portal: '',
         statement: self.name,
         values: (this as unknown as { values: unknown[] }).values,
+        // The format the kept layout was described in (and its parsers chosen for).
+        binary: (this as unknown as { binary?: boolean }).binary,
         valueMapper: prepareValue,
       });
     } catch (error) {
