@@ -128,78 +128,62 @@ export function embeddedDatabaseUrl(dataDir) {
 }
 
 /** bench/reference-server.mjs for one tenant and app of the service's database. */
-export async function startReference({ databaseUrl, dataDir, tenantId, appId, publicUrl }) {
-  const port = await freePort();
-  const nodeArgs = (process.env.BENCH_REFERENCE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const script = fileURLToPath(new URL('../reference-server.mjs', import.meta.url));
-  const child = spawn(process.execPath, [...nodeArgs, script], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      TENANT_ID: String(tenantId),
-      APP_ID: String(appId),
-      PUBLIC_URL: publicUrl,
-      SECRET_PEPPER: '',
-      JWT_SIGNING_KEY: '',
-      REFERENCE_PREPARED: referencePrepared() ? '1' : '',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+export function startReference({ databaseUrl, dataDir, tenantId, appId, publicUrl }) {
+  return startBenchServer('reference', '../reference-server.mjs', 'BENCH_REFERENCE_NODE_ARGS', {
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    TENANT_ID: String(tenantId),
+    APP_ID: String(appId),
+    PUBLIC_URL: publicUrl,
+    SECRET_PEPPER: '',
+    JWT_SIGNING_KEY: '',
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    process.stderr.write(chunk);
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const reference = {
-    name: 'reference',
-    child,
-    pid: child.pid,
-    base,
-    port,
-    stop: () => stopChild(child),
-  };
-  try {
-    await waitForReady(base, child, () => stderr);
-  } catch (error) {
-    await reference.stop();
-    throw error;
-  }
-  return reference;
 }
 
 /** bench/floor-server.mjs (BENCH_FLOOR=1): NestJS on Fastify alone, on get by id. */
-export async function startFloor({ databaseUrl, tenantId }) {
-  const port = await freePort();
-  const nodeArgs = (process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const script = fileURLToPath(new URL('../floor-server.mjs', import.meta.url));
-  const child = spawn(process.execPath, [...nodeArgs, script], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      TENANT_ID: String(tenantId),
-      REFERENCE_PREPARED: referencePrepared() ? '1' : '',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+export function startFloor({ databaseUrl, tenantId }) {
+  return startBenchServer('floor', '../floor-server.mjs', 'BENCH_FLOOR_NODE_ARGS', {
+    DATABASE_URL: databaseUrl,
+    TENANT_ID: String(tenantId),
   });
+}
+
+/**
+ * One of the bench's own servers (`script`, relative to this file) on a free port, with the
+ * node flags of `nodeArgsVariable`, named statements as BENCH_REFERENCE_PREPARED says, its
+ * stderr passed through; resolves once it is ready.
+ */
+async function startBenchServer(name, script, nodeArgsVariable, env) {
+  const port = await freePort();
+  const nodeArgs = (process.env[nodeArgsVariable] ?? '').split(' ').filter(Boolean);
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, fileURLToPath(new URL(script, import.meta.url))],
+    {
+      env: {
+        ...process.env,
+        ...env,
+        PORT: String(port),
+        REFERENCE_PREPARED: referencePrepared() ? '1' : '',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
     process.stderr.write(chunk);
   });
   const base = `http://127.0.0.1:${port}`;
-  const floor = { name: 'floor', child, pid: child.pid, base, port, stop: () => stopChild(child) };
+  const server = { name, child, pid: child.pid, base, port, stop: () => stopChild(child) };
   try {
     await waitForReady(base, child, () => stderr);
   } catch (error) {
-    await floor.stop();
+    await server.stop();
     throw error;
   }
-  return floor;
+  return server;
 }
 
 /**
