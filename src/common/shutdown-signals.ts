@@ -18,7 +18,10 @@ export function handleShutdownSignals(onSignal: (signal: string) => Promise<void
   for (const signal of SIGNALS) {
     process.removeAllListeners(signal);
     process.on(signal, () => {
-      if (received) process.exit(FORCED);
+      if (received) {
+        process.exit(FORCED);
+        return;
+      }
       received = true;
       void onSignal(signal);
     });
