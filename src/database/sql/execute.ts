@@ -44,12 +44,12 @@ export async function execute<T>(
     const client = (await runner.connect()) as pg.PoolClient;
     result = prepared
       ? await runPrepared(client, text, values)
-      : await client.query({ text, values: values as unknown[] });
+      : await client.query(text, values as unknown[]);
   } else {
     const pool = (m.connection.driver as PostgresDriver).master as pg.Pool;
     result = prepared
       ? await runPrepared(pool, text, values)
-      : await pool.query({ text, values: values as unknown[] });
+      : await pool.query(text, values as unknown[]);
   }
   return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
 }
