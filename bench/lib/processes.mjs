@@ -92,6 +92,11 @@ export async function startService() {
     throw error;
   }
   const field = (name) => new RegExp(`${name}\\s+(\\S+)`).exec(stdout)?.[1];
+  // Ready over HTTP can come before the banner has crossed the stdout pipe.
+  const bannerDeadline = Date.now() + 10_000;
+  while (!field('scopes') && Date.now() < bannerDeadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   service.clientId = field('client_id');
   service.clientSecret = field('client_secret');
   service.tenantId = Number(field('tenant'));
