@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const read = (path: string) => readFile(path, 'utf8');
@@ -32,6 +34,47 @@ describe('supported Node.js lines: 22, 24 and 26', () => {
     expect(readme).toContain('The supported lines are the LTS lines 22, 24 and 26');
     expect(readme).toContain('CI runs the whole suite on 22 and 26');
     expect(readme).not.toMatch(/node:20|Node(\.js)? 20\b/);
+  });
+});
+
+/**
+ * The V8 flags of docs/BENCHMARKS.md and the README: the same wherever the service is started,
+ * and accepted by the Node.js line this suite runs on (CI runs it on 22 and 26): node refuses
+ * to start on a flag its V8 no longer knows.
+ */
+describe('the V8 flags the service runs with', () => {
+  const FLAGS = [
+    '--max-old-space-size=256',
+    '--max-semi-space-size=16',
+    '--no-allocation-site-pretenuring',
+  ];
+
+  it('npm start, start:prod, worker and the Dockerfile pass the same flags', async () => {
+    const { scripts } = JSON.parse(await read('package.json')) as {
+      scripts: Record<string, string>;
+    };
+    const flagsOf = (command: string) =>
+      /node ((?:--[\w-]+(?:=\S+)? )*)dist\/src\/\w+\.js/.exec(command)?.[1].trim().split(' ');
+    const scriptFlags = ['start', 'start:prod', 'worker'].map((name) => [
+      name,
+      flagsOf(scripts[name]),
+    ]);
+    expect(scriptFlags).toEqual([
+      ['start', FLAGS],
+      ['start:prod', FLAGS],
+      ['worker', FLAGS],
+    ]);
+    const cmd = /^CMD \[(.*)\]$/m.exec(await read('Dockerfile'))?.[1];
+    expect(cmd).toBe(['node', ...FLAGS, 'dist/src/main.js'].map((a) => `"${a}"`).join(', '));
+  });
+
+  it('this Node.js line starts with them', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      ...FLAGS,
+      '-e',
+      'process.stdout.write("started")',
+    ]);
+    expect(stdout).toBe('started');
   });
 });
 
