@@ -6,8 +6,11 @@ const money = (minor) => Number((minor / 100).toFixed(2));
 export function orderJson(row, items) {
   return {
     id: row.id,
+    version: row.version,
     status: row.status,
+    fulfillment_status: row.fulfillment_status,
     total: money(row.total_minor),
+    refunded_total: money(row.refunded_minor),
     currency: row.currency,
     customer: {
       id: row.customer_id,
@@ -23,13 +26,27 @@ export function orderJson(row, items) {
       postal_code: row.shipping_postal_code,
     },
     items: items.map((i) => ({
+      id: i.id,
       product_id: i.product_id,
       quantity: i.quantity,
+      fulfilled_quantity: i.fulfilled_quantity,
+      refunded_quantity: i.refunded_quantity,
       sku: i.sku,
       name: i.name,
       unit_price: money(i.unit_price_minor),
       total: money(i.total_minor),
     })),
+    note: row.note,
+    tags: row.tags,
+    metadata: row.metadata,
+    cancellation:
+      row.cancel_reason === null
+        ? null
+        : {
+            reason: row.cancel_reason,
+            note: row.cancel_note,
+            cancelled_at: new Date(row.cancelled_at).toISOString(),
+          },
     source: row.source,
     marketplace: row.marketplace,
     external_order_id: row.external_order_id,

@@ -4,13 +4,16 @@
 // same database work. Parameter numbers are those the service sends for these requests.
 
 /** src/orders/orders.repository.ts COLUMNS, qualified by `o` (O_COLUMNS). */
-const O_COLUMNS = `o.id, o.status, o.currency, o.total_minor, o.customer_id, o.customer_name, o.customer_email,
-  o.customer_phone, o.shipping_country, o.shipping_city, o.shipping_district, o.shipping_address,
-  o.shipping_postal_code, o.source, o.marketplace, o.external_order_id, o.created_at, o.updated_at`;
+const O_COLUMNS = `o.id, o.version, o.status, o.fulfillment_status, o.currency, o.total_minor,
+  o.refunded_minor, o.customer_id, o.customer_name, o.customer_email, o.customer_phone,
+  o.shipping_country, o.shipping_city, o.shipping_district, o.shipping_address,
+  o.shipping_postal_code, o.source, o.marketplace, o.external_order_id, o.note, o.tags,
+  o.metadata, o.cancel_reason, o.cancel_note, o.cancelled_at, o.created_at, o.updated_at`;
 
 /** src/orders/order-list.sql.ts ORDER_ITEMS_JSON: the order's lines as one JSON array. */
 const ORDER_ITEMS_JSON = `(SELECT json_agg(i ORDER BY i.line_no) FROM (
-    SELECT order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor
+    SELECT id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor,
+      fulfilled_quantity, refunded_quantity
     FROM order_items WHERE tenant_id = o.tenant_id AND order_id = o.id) AS i) AS items`;
 
 // ---- GET /v1/orders/{id} ----------------------------------------------------------------
@@ -92,7 +95,8 @@ export const ORDER_WRITE = `WITH linked AS (
              l.unit_price, l.total
            FROM o, unnest($19::smallint[], $20::bigint[], $21::text[], $22::text[], $23::int[],
              $24::bigint[], $25::bigint[]) AS l(line_no, product_id, sku, name, quantity, unit_price, total)
-           RETURNING order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor)
+           RETURNING id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor,
+             total_minor, fulfilled_quantity, refunded_quantity)
          SELECT row_to_json(o) AS order,
            (SELECT json_agg(i ORDER BY i.line_no) FROM i) AS items
          FROM o`;

@@ -105,16 +105,22 @@ describe('marketplace import', () => {
     );
     expect(order.body.items).toEqual([
       {
+        id: expect.any(Number),
         product_id: catalogProduct.id,
         quantity: 3,
+        fulfilled_quantity: 0,
+        refunded_quantity: 0,
         sku: 'MP-SKU-1',
         name: 'Marketplace name',
         unit_price: 19.99,
         total: 59.97,
       },
       {
+        id: expect.any(Number),
         product_id: null,
         quantity: 3,
+        fulfilled_quantity: 0,
+        refunded_quantity: 0,
         sku: 'NOT-IN-CATALOG',
         name: 'Sticker',
         unit_price: 0.1,

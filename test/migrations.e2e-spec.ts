@@ -14,6 +14,7 @@ const TABLES = [
   'customers',
   'event_purges',
   'events',
+  'fulfillments',
   'idempotency_keys',
   'marketplace_imports',
   'order_count_deltas',
@@ -23,6 +24,7 @@ const TABLES = [
   'orders',
   'products',
   'rate_limits',
+  'refunds',
   'service_settings',
   'tenants',
   'webhook_deliveries',
@@ -104,5 +106,140 @@ describe('migrations', () => {
         [b.id, order.id, product.id],
       ),
     ).rejects.toThrow(/foreign key/);
+  });
+
+  it('order operations: existing orders read as version 1, their lines numbered, legacy statuses given their state', async () => {
+    // Back to before the two order-operations migrations, with orders written then.
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    const [tenant] = await dataSource.query(
+      `INSERT INTO tenants (name, currency) VALUES ('Legacy', 'EUR') RETURNING id`,
+    );
+    const orderIds: Record<string, number> = {};
+    for (const status of [
+      'pending',
+      'paid',
+      'shipped',
+      'refunded',
+      'refunded-unshipped',
+      'cancelled',
+    ]) {
+      const [order] = await dataSource.query(
+        `INSERT INTO orders (tenant_id, currency, total_minor, customer_name, customer_email,
+           shipping_country, shipping_city, shipping_address, status)
+         VALUES ($1, 'EUR', 700, 'n', 'e@x.io', 'TR', 'Istanbul', 'Street 1', $2) RETURNING id`,
+        [tenant.id, status.split('-')[0]],
+      );
+      orderIds[status] = Number(order.id);
+      await dataSource.query(
+        `INSERT INTO order_items (tenant_id, order_id, line_no, sku, name, quantity, unit_price_minor, total_minor)
+         VALUES ($1, $2, 1, 'A', 'A', 2, 100, 200), ($1, $2, 2, 'B', 'B', 5, 100, 500)`,
+        [tenant.id, order.id],
+      );
+    }
+    const history = (order: string, to: string, at: string) =>
+      dataSource.query(
+        `INSERT INTO order_status_changes (tenant_id, order_id, from_status, to_status, actor, changed_at)
+         VALUES ($1, $2, 'x', $3, 'test', $4)`,
+        [tenant.id, orderIds[order], to, at],
+      );
+    await history('shipped', 'shipped', '2026-01-02T00:00:00Z');
+    await history('refunded', 'shipped', '2026-01-03T00:00:00Z');
+    await history('refunded', 'refunded', '2026-01-04T00:00:00Z');
+    await history('cancelled', 'cancelled', '2026-01-05T00:00:00Z');
+
+    expect(await runMigrations(dataSource)).toEqual([
+      'OrderOperations1766000000000',
+      'OrderOperationsBackfill1766000000001',
+    ]);
+    const orders: Array<Record<string, unknown>> = await dataSource.query(
+      `SELECT id::int, version, fulfillment_status, refunded_minor::int, cancel_reason,
+         cancelled_at, tags, metadata, note FROM orders WHERE tenant_id = $1 ORDER BY id`,
+      [tenant.id],
+    );
+    const state = (name: string) => orders.find((o) => o.id === orderIds[name])!;
+    for (const order of orders) {
+      expect(order).toMatchObject({ version: 1, tags: [], metadata: {}, note: null });
+    }
+    expect(state('pending')).toMatchObject({
+      fulfillment_status: 'unfulfilled',
+      refunded_minor: 0,
+    });
+    expect(state('paid')).toMatchObject({ fulfillment_status: 'unfulfilled', refunded_minor: 0 });
+    expect(state('shipped')).toMatchObject({ fulfillment_status: 'fulfilled', refunded_minor: 0 });
+    expect(state('refunded')).toMatchObject({
+      fulfillment_status: 'fulfilled',
+      refunded_minor: 700,
+    });
+    expect(state('refunded-unshipped')).toMatchObject({
+      fulfillment_status: 'unfulfilled',
+      refunded_minor: 700,
+    });
+    expect(state('cancelled')).toMatchObject({
+      cancel_reason: 'other',
+      cancelled_at: new Date('2026-01-05T00:00:00Z'),
+    });
+
+    const lines: Array<{
+      order_id: number;
+      id: string | null;
+      fulfilled: number;
+      refunded: number;
+    }> = await dataSource.query(
+      `SELECT order_id::int, id, fulfilled_quantity AS fulfilled, refunded_quantity AS refunded
+         FROM order_items WHERE tenant_id = $1 ORDER BY order_id, line_no`,
+      [tenant.id],
+    );
+    expect(lines.every((l) => l.id !== null)).toBe(true);
+    expect(new Set(lines.map((l) => l.id)).size).toBe(lines.length);
+    const quantities = (name: string) =>
+      lines.filter((l) => l.order_id === orderIds[name]).map((l) => [l.fulfilled, l.refunded]);
+    expect(quantities('shipped')).toEqual([
+      [2, 0],
+      [5, 0],
+    ]);
+    expect(quantities('refunded')).toEqual([
+      [2, 2],
+      [5, 5],
+    ]);
+    expect(quantities('refunded-unshipped')).toEqual([
+      [0, 2],
+      [0, 5],
+    ]);
+    expect(quantities('paid')).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+
+    const fulfillments: Array<{ order_id: number; created_at: Date; items: unknown }> =
+      await dataSource.query(
+        `SELECT order_id::int, created_at, items FROM fulfillments WHERE tenant_id = $1 ORDER BY order_id`,
+        [tenant.id],
+      );
+    expect(fulfillments.map((f) => [f.order_id, f.created_at.toISOString()])).toEqual([
+      [orderIds.shipped, '2026-01-02T00:00:00.000Z'],
+      [orderIds.refunded, '2026-01-03T00:00:00.000Z'],
+    ]);
+    const refunds: Array<{ order_id: number; amount_minor: string; restocked: boolean }> =
+      await dataSource.query(
+        `SELECT order_id::int, amount_minor, restocked FROM refunds WHERE tenant_id = $1 ORDER BY order_id`,
+        [tenant.id],
+      );
+    expect(refunds.map((r) => [r.order_id, Number(r.amount_minor), r.restocked])).toEqual([
+      [orderIds.refunded, 700, false],
+      [orderIds['refunded-unshipped'], 700, false],
+    ]);
+
+    // New lines take ids from the sequence; the column is NOT NULL and unique per tenant.
+    const [column] = await dataSource.query(
+      `SELECT is_nullable FROM information_schema.columns
+       WHERE table_name = 'order_items' AND column_name = 'id'`,
+    );
+    expect(column.is_nullable).toBe('NO');
+    const invalid: unknown[] = await dataSource.query(
+      `SELECT conname FROM pg_constraint WHERE NOT convalidated AND conrelid IN
+         ('orders'::regclass, 'order_items'::regclass)`,
+    );
+    expect(invalid).toEqual([]);
   });
 });

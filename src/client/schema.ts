@@ -202,7 +202,11 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Change the note, tags or metadata of an order
+     * @description `note` replaces the note (null removes it), `tags` replaces the set, `metadata` is merged as RFC 7396 says (a key with null is removed), with `application/json` or `application/merge-patch+json` alike. A change bumps `version` and `updated_at` and records an `order.updated` event naming the changed fields; a `PATCH` that changes nothing answers 200 and writes nothing. Needs an app token with `orders:write`.
+     */
+    patch: operations['OrderOperationsController_patch'];
     trace?: never;
   };
   '/v1/orders/{id}/events': {
@@ -239,6 +243,118 @@ export interface paths {
      * @description Allowed: pending → paid | cancelled, paid → preparing | refunded, preparing → shipped | refunded, shipped → refunded; anything else, a repeat of the same change included, is 409 `invalid_transition`. Concurrent changes are serialised (none is lost); each moves `updated_at` and records an `order.status_changed` event. Needs an app token with `orders:write`.
      */
     post: operations['OrdersController_changeStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending order
+     * @description Only a `pending` order can be cancelled (a paid one is refunded instead); the order answers with status `cancelled` and its `cancellation`, and an `order.status_changed` event is recorded. Needs an app token with `orders:write`.
+     */
+    post: operations['OrderOperationsController_cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{id}/fulfillments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The fulfillments of an order, oldest first
+     * @description An app token with `orders:read`, or a customer session with `order:read` for its own orders.
+     */
+    get: operations['OrderOperationsController_fulfillments'];
+    put?: never;
+    /**
+     * Record a shipment of some or all lines
+     * @description Without `items`, every quantity left unfulfilled ships. Allowed while the order is `paid` or `preparing`. The order’s `fulfillment_status` follows; a first partial fulfillment moves `paid` to `preparing`, the one that completes the order moves it to `shipped` (through `preparing`). Events: `fulfillment.created`, and an `order.status_changed` per status step. Needs an app token with `orders:write`.
+     */
+    post: operations['OrderOperationsController_fulfill'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{id}/fulfillments/{fulfillment_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One fulfillment of an order
+     * @description The `Location` of a new fulfillment. An app token with `orders:read`, or a customer session with `order:read` for its own orders.
+     */
+    get: operations['OrderOperationsController_fulfillment'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Replace the tracking of a fulfillment
+     * @description A carrier’s number often arrives later. The whole `tracking` object is replaced (null removes it) and a `fulfillment.updated` event recorded; the order’s `version` is unchanged. Needs an app token with `orders:write`.
+     */
+    patch: operations['OrderOperationsController_updateFulfillment'];
+    trace?: never;
+  };
+  '/v1/orders/{id}/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The refunds of an order, oldest first
+     * @description An app token with `orders:read`, or a customer session with `order:read` for its own orders.
+     */
+    get: operations['OrderOperationsController_refunds'];
+    put?: never;
+    /**
+     * Give money back, in whole or in part
+     * @description At least one of `amount` and `items`; `amount` defaults to the value of `items`. Allowed while the order is `paid`, `preparing` or `shipped`. The order’s `refunded_total` grows; when it reaches `total` the status becomes `refunded`. Concurrent refunds never together exceed the total. Events: `refund.created` (and `order.status_changed` on the move to `refunded`). Needs an app token with `orders:write`.
+     */
+    post: operations['OrderOperationsController_refund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{id}/refunds/{refund_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One refund of an order
+     * @description The `Location` of a new refund. An app token with `orders:read`, or a customer session with `order:read` for its own orders.
+     */
+    get: operations['OrderOperationsController_refundOne'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -612,6 +728,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/me/orders/{id}/fulfillments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The fulfillments of one of the customer's own orders, oldest first
+     * @description Needs a customer session with `order:read`; any other order is 404.
+     */
+    get: operations['CustomersController_myFulfillments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/customers/me/orders/{id}/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The refunds of one of the customer's own orders, oldest first
+     * @description Needs a customer session with `order:read`; any other order is 404.
+     */
+    get: operations['CustomersController_myRefunds'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/marketplace/orders/import': {
     parameters: {
       query?: never;
@@ -747,12 +903,15 @@ export interface components {
         | 'idempotency_key_in_use'
         | 'invalid_transition'
         | 'cursor_expired'
+        | 'precondition_failed'
         | 'payload_too_large'
         | 'uri_too_long'
         | 'unsupported_media_type'
         | 'expectation_failed'
         | 'idempotency_key_reused'
         | 'unknown_product'
+        | 'exceeds_refundable'
+        | 'exceeds_unfulfilled'
         | 'unknown_customer'
         | 'rate_limited'
         | 'headers_too_large'
@@ -878,12 +1037,27 @@ export interface components {
     };
     OrderItemDto: {
       /**
+       * @description The line’s id, stable: fulfillments and refunds name lines by it
+       * @example 311
+       */
+      id: number;
+      /**
        * @description Null for an imported line whose sku is not in the catalog
        * @example 1
        */
       product_id: number | null;
       /** @example 3 */
       quantity: number;
+      /**
+       * @description Shipped by fulfillments so far
+       * @example 1
+       */
+      fulfilled_quantity: number;
+      /**
+       * @description Refunded by refunds so far
+       * @example 0
+       */
+      refunded_quantity: number;
       /** @example TSHIRT-BLK-M */
       sku: string;
       /** @example T-shirt, black, M */
@@ -896,24 +1070,74 @@ export interface components {
        */
       total: number;
     };
+    OrderCancellationDto: {
+      /**
+       * @example customer
+       * @enum {string}
+       */
+      reason: 'customer' | 'fraud' | 'inventory' | 'declined' | 'other';
+      /** @example Ordered the wrong size */
+      note: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:25:00.000Z
+       */
+      cancelled_at: string;
+    };
     OrderDto: {
       /** @example 42 */
       id: number;
+      /**
+       * @description 1 at creation, +1 for every change of the order; the `ETag` is `"<version>"` and `If-Match` names it
+       * @example 3
+       */
+      version: number;
       /**
        * @example paid
        * @enum {string}
        */
       status: 'pending' | 'paid' | 'preparing' | 'shipped' | 'cancelled' | 'refunded';
       /**
+       * @example partial
+       * @enum {string}
+       */
+      fulfillment_status: 'unfulfilled' | 'partial' | 'fulfilled';
+      /**
        * @description Sum of the line totals, exact, at most 2 decimals
        * @example 59.97
        */
       total: number;
+      /**
+       * @description Sum of the refunds so far, exact
+       * @example 19.99
+       */
+      refunded_total: number;
       /** @example USD */
       currency: string;
       customer: components['schemas']['OrderCustomerDto'];
       shipping_address: components['schemas']['ShippingAddressDto'];
       items: components['schemas']['OrderItemDto'][];
+      /** @example Gift wrap, please */
+      note: string | null;
+      /**
+       * @description At most 50 tags of 1–40 characters, sorted, unique regardless of case
+       * @example [
+       *       "gift",
+       *       "vip"
+       *     ]
+       */
+      tags: string[];
+      /**
+       * @description At most 50 keys of 1–40 characters from `[A-Za-z0-9_.-]`, string values
+       * @example {
+       *       "erp_id": "SO-10442"
+       *     }
+       */
+      metadata: {
+        [key: string]: string;
+      };
+      /** @description Null unless the order was cancelled */
+      cancellation: components['schemas']['OrderCancellationDto'] | null;
       /**
        * @example marketplace
        * @enum {string}
@@ -936,7 +1160,7 @@ export interface components {
       created_at: string;
       /**
        * Format: date-time
-       * @description Moves on every change of the order: a status change, or its linking to a customer who verified the email
+       * @description Moves on every change of the order (with `version`): a status change, an operation, a `PATCH` that changes something, or its linking to a customer who verified the email
        * @example 2026-11-23T10:20:00.000Z
        */
       updated_at: string;
@@ -994,6 +1218,138 @@ export interface components {
        */
       status: 'pending' | 'paid' | 'preparing' | 'shipped' | 'cancelled' | 'refunded';
     };
+    PatchOrderDto: {
+      /** @example Gift wrap */
+      note?: string | null;
+      /**
+       * @description Replaces the set: tags of 1–40 characters, kept sorted, one per spelling regardless of case (the first wins); null empties it
+       * @example [
+       *       "gift",
+       *       "vip"
+       *     ]
+       */
+      tags?: string[] | null;
+      /**
+       * @description Merged into the order’s metadata (RFC 7396): a key with a string is set, a key with null removed; null removes every key. At most 50 keys after the merge
+       * @example {
+       *       "erp_id": "SO-10442",
+       *       "legacy_ref": null
+       *     }
+       */
+      metadata?: {
+        [key: string]: string | null;
+      } | null;
+    };
+    CancelOrderDto: {
+      /**
+       * @example customer
+       * @enum {string}
+       */
+      reason: 'customer' | 'fraud' | 'inventory' | 'declined' | 'other';
+      /** @example Ordered the wrong size */
+      note?: string;
+      /**
+       * @description Give the lines’ stock back (products that track stock)
+       * @default true
+       */
+      restock: boolean;
+    };
+    LineQuantityDto: {
+      /**
+       * @description An `items[].id` of the order
+       * @example 311
+       */
+      item_id: number;
+      /** @example 1 */
+      quantity: number;
+    };
+    TrackingDto: {
+      /** @example UPS */
+      company: string;
+      /** @example 1Z999AA10123456784 */
+      number: string;
+      /**
+       * Format: uri
+       * @description https only
+       * @example https://www.ups.com/track?tracknum=1Z999AA10123456784
+       */
+      url?: string | null;
+    };
+    CreateFulfillmentDto: {
+      /** @description The lines shipped; without it, every quantity left unfulfilled ships */
+      items?: components['schemas']['LineQuantityDto'][];
+      tracking?: components['schemas']['TrackingDto'];
+    };
+    FulfillmentDto: {
+      /** @example 7 */
+      id: number;
+      /** @example 42 */
+      order_id: number;
+      items: components['schemas']['LineQuantityDto'][];
+      tracking: components['schemas']['TrackingDto'] | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T11:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description Moves when the tracking changes
+       * @example 2026-11-23T12:00:00.000Z
+       */
+      updated_at: string;
+    };
+    FulfillmentListDto: {
+      /** @description Oldest first */
+      data: components['schemas']['FulfillmentDto'][];
+    };
+    UpdateFulfillmentDto: {
+      /** @description Replaces the whole tracking object; null removes it */
+      tracking: components['schemas']['TrackingDto'] | null;
+    };
+    CreateRefundDto: {
+      /**
+       * @description Greater than 0, at most 2 decimals; defaults to the value of `items` (unit price × quantity)
+       * @example 19.99
+       */
+      amount?: number;
+      items?: components['schemas']['LineQuantityDto'][];
+      /** @example Arrived damaged */
+      reason?: string;
+      /**
+       * @description Give the refunded lines’ stock back (products that track stock)
+       * @default false
+       */
+      restock: boolean;
+    };
+    RefundDto: {
+      /** @example 3 */
+      id: number;
+      /** @example 42 */
+      order_id: number;
+      /**
+       * @description Exact, at most 2 decimals
+       * @example 19.99
+       */
+      amount: number;
+      /** @example USD */
+      currency: string;
+      /** @description Empty for a refund of an amount alone */
+      items: components['schemas']['LineQuantityDto'][];
+      /** @example Arrived damaged */
+      reason: string | null;
+      /** @description Whether the lines’ stock was given back */
+      restocked: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T11:00:00.000Z
+       */
+      created_at: string;
+    };
+    RefundListDto: {
+      /** @description Oldest first */
+      data: components['schemas']['RefundDto'][];
+    };
     EventPageDto: {
       /** @description One schema per event type */
       data: components['schemas']['Event'][];
@@ -1024,6 +1380,10 @@ export interface components {
       event_types: (
         | 'order.created'
         | 'order.status_changed'
+        | 'order.updated'
+        | 'fulfillment.created'
+        | 'fulfillment.updated'
+        | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
         | 'app.secret_rotated'
@@ -1052,6 +1412,10 @@ export interface components {
       event_types: (
         | 'order.created'
         | 'order.status_changed'
+        | 'order.updated'
+        | 'fulfillment.created'
+        | 'fulfillment.updated'
+        | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
         | 'app.secret_rotated'
@@ -1098,6 +1462,10 @@ export interface components {
       event_types: (
         | 'order.created'
         | 'order.status_changed'
+        | 'order.updated'
+        | 'fulfillment.created'
+        | 'fulfillment.updated'
+        | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
         | 'app.secret_rotated'
@@ -1142,6 +1510,10 @@ export interface components {
       event_types?: (
         | 'order.created'
         | 'order.status_changed'
+        | 'order.updated'
+        | 'fulfillment.created'
+        | 'fulfillment.updated'
+        | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
         | 'app.secret_rotated'
@@ -1177,6 +1549,10 @@ export interface components {
       event_type:
         | 'order.created'
         | 'order.status_changed'
+        | 'order.updated'
+        | 'fulfillment.created'
+        | 'fulfillment.updated'
+        | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
         | 'app.secret_rotated'
@@ -1471,6 +1847,91 @@ export interface components {
       /** @description The order after the change, and its previous status */
       data: components['schemas']['OrderStatusChangedData'];
     };
+    OrderUpdatedData: {
+      object: components['schemas']['OrderDto'];
+      /**
+       * @description The fields the change set to a new value
+       * @example [
+       *       "tags",
+       *       "metadata"
+       *     ]
+       */
+      changed: ('note' | 'tags' | 'metadata')[];
+    };
+    OrderUpdatedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'order.updated';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description The order after a `PATCH` that changed it, and the names of the fields it changed */
+      data: components['schemas']['OrderUpdatedData'];
+    };
+    FulfillmentEventData: {
+      object: components['schemas']['FulfillmentDto'];
+      /** @description The order after the change */
+      order: components['schemas']['OrderDto'];
+    };
+    FulfillmentCreatedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'fulfillment.created';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description The new fulfillment, and the order after it */
+      data: components['schemas']['FulfillmentEventData'];
+    };
+    FulfillmentUpdatedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'fulfillment.updated';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description The fulfillment with its new tracking, and the order (its version unchanged) */
+      data: components['schemas']['FulfillmentEventData'];
+    };
+    RefundCreatedData: {
+      object: components['schemas']['RefundDto'];
+      /** @description The order after the refund */
+      order: components['schemas']['OrderDto'];
+    };
+    RefundCreatedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'refund.created';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description The new refund, and the order after it */
+      data: components['schemas']['RefundCreatedData'];
+    };
     ImportFailedData: {
       object: components['schemas']['ImportStatusDto'];
     };
@@ -1660,6 +2121,10 @@ export interface components {
     Event:
       | components['schemas']['OrderCreatedEvent']
       | components['schemas']['OrderStatusChangedEvent']
+      | components['schemas']['OrderUpdatedEvent']
+      | components['schemas']['FulfillmentCreatedEvent']
+      | components['schemas']['FulfillmentUpdatedEvent']
+      | components['schemas']['RefundCreatedEvent']
       | components['schemas']['MarketplaceImportFailedEvent']
       | components['schemas']['CustomerCreatedEvent']
       | components['schemas']['AppSecretRotatedEvent']
@@ -2257,6 +2722,8 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description /v1/orders/{id} */
           Location?: string;
+          /** @description "<version>" of the order: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
@@ -2350,7 +2817,10 @@ export interface operations {
   OrdersController_get: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The `ETag` of the copy the client holds: 304 without a body while it is current */
+        'If-None-Match'?: string;
+      };
       path: {
         id: number;
       };
@@ -2361,6 +2831,8 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the order: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -2369,7 +2841,17 @@ export interface operations {
           'application/json': components['schemas']['OrderDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
+      /** @description The order is still at the version named in `If-None-Match` */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: id is not a positive integer, or If-None-Match is not a list of entity tags; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2419,6 +2901,119 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_patch: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the order's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PatchOrderDto'];
+        'application/merge-patch+json': components['schemas']['PatchOrderDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the order: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrderDto'];
+        };
+      };
+      /** @description `validation_failed`: an unknown field, a bound broken (also after the merge: at most 50 metadata keys), or a malformed If-Match; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown or another tenant's order */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match names another version of the order (nothing is written) */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
@@ -2528,7 +3123,10 @@ export interface operations {
   OrdersController_changeStatus: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the order's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+      };
       path: {
         id: number;
       };
@@ -2543,6 +3141,8 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the order: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -2551,7 +3151,7 @@ export interface operations {
           'application/json': components['schemas']['OrderDto'];
         };
       };
-      /** @description `validation_failed`: id or status malformed; `invalid_request`: malformed JSON body or URL */
+      /** @description `validation_failed`: id, status or If-Match malformed; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2613,8 +3213,862 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description `precondition_failed`: If-Match names another version of the order */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_cancel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the order's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+        /** @description 1–255 printable ASCII characters (or the structured-field quoted form). A retry with the same key and body replays the stored response with `Idempotent-Replayed: true`; keys live 24 h per (app, method, route). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CancelOrderDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the order: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrderDto'];
+        };
+      };
+      /** @description `validation_failed`: malformed body or Idempotency-Key; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown or another tenant's order */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `idempotency_key_in_use`: the first request with this key is still running; `invalid_transition`: the order is not pending */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match names another version of the order (nothing is written) */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `idempotency_key_reused`: the key was used with another body */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_fulfillments: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FulfillmentListDto'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:read` or a customer session with `order:read` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown, another tenant's or another customer's order */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_fulfill: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the order's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+        /** @description 1–255 printable ASCII characters (or the structured-field quoted form). A retry with the same key and body replays the stored response with `Idempotent-Replayed: true`; keys live 24 h per (app, method, route). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateFulfillmentDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description /v1/orders/{id}/fulfillments/{fulfillment_id} */
+          Location?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FulfillmentDto'];
+        };
+      };
+      /** @description `validation_failed`: malformed body, or an item_id that is not a line of this order; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown or another tenant's order */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `idempotency_key_in_use`: the first request with this key is still running; `invalid_transition`: the order is not paid or preparing */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match names another version of the order (nothing is written) */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `idempotency_key_reused`: the key was used with another body; `exceeds_unfulfilled`: a line quantity beyond what is left unfulfilled of that line */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_fulfillment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        fulfillment_id: number;
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FulfillmentDto'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:read` or a customer session with `order:read` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown order or fulfillment, or one the caller may not read */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_updateFulfillment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the order's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+      };
+      path: {
+        fulfillment_id: number;
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateFulfillmentDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FulfillmentDto'];
+        };
+      };
+      /** @description `validation_failed`: malformed body or If-Match; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown or another tenant's order, or no such fulfillment of it */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match names another version of the order (nothing is written) */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_refunds: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RefundListDto'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:read` or a customer session with `order:read` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown, another tenant's or another customer's order */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_refund: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the order's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+        /** @description 1–255 printable ASCII characters (or the structured-field quoted form). A retry with the same key and body replays the stored response with `Idempotent-Replayed: true`; keys live 24 h per (app, method, route). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateRefundDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description /v1/orders/{id}/refunds/{refund_id} */
+          Location?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RefundDto'];
+        };
+      };
+      /** @description `validation_failed`: malformed body, neither amount nor items, or an item_id that is not a line of this order; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown or another tenant's order */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `idempotency_key_in_use`: the first request with this key is still running; `invalid_transition`: the order is not paid, preparing or shipped */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match names another version of the order (nothing is written) */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `idempotency_key_reused`: the key was used with another body; `exceeds_refundable`: an amount beyond total − refunded_total, or a line quantity beyond what is left of it */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  OrderOperationsController_refundOne: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        refund_id: number;
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RefundDto'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `orders:read` or a customer session with `order:read` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown order or refund, or one the caller may not read */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
@@ -2638,7 +4092,7 @@ export interface operations {
         /** @description A `next_cursor` from an earlier page: the feed continues just after it. Without it: from the oldest retained event. */
         after?: string;
         limit?: number;
-        /** @description Comma-separated event types to keep (order.created, order.status_changed, marketplace_import.failed, customer.created, app.secret_rotated, app.scopes_changed, app.deactivated, app.activated, token.revoked, endpoint.disabled); a cursor is a place in the whole feed, so the filter may change between pages */
+        /** @description Comma-separated event types to keep (order.created, order.status_changed, order.updated, fulfillment.created, fulfillment.updated, refund.created, marketplace_import.failed, customer.created, app.secret_rotated, app.scopes_changed, app.deactivated, app.activated, token.revoked, endpoint.disabled); a cursor is a place in the whole feed, so the filter may change between pages */
         types?: string;
       };
       header?: never;
@@ -4241,6 +5695,110 @@ export interface operations {
   CustomersController_myOrder: {
     parameters: {
       query?: never;
+      header?: {
+        /** @description The `ETag` of the copy the client holds: 304 without a body while it is current */
+        'If-None-Match'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the order: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrderDto'];
+        };
+      };
+      /** @description The order is still at the version named in `If-None-Match` */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: id is not a positive integer, or If-None-Match is not a list of entity tags; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs a customer session with `order:read` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown, or another customer's order */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  CustomersController_myFulfillments: {
+    parameters: {
+      query?: never;
       header?: never;
       path: {
         id: number;
@@ -4257,11 +5815,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['OrderDto'];
+          'application/json': components['schemas']['FulfillmentListDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
-      400: {
+      400: components['responses']['BadRequest'];
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs a customer session with `order:read` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown, or another customer's order */
+      404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
@@ -4272,6 +5857,46 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  CustomersController_myRefunds: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RefundListDto'];
+        };
+      };
+      400: components['responses']['BadRequest'];
       /** @description `unauthenticated`: token missing, invalid, expired or revoked */
       401: {
         headers: {

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   ApiCreatedResponse,
   ApiHeader,
@@ -19,8 +20,15 @@ import {
   ORDER_LIST_DESCRIPTION,
   ORDER_LIST_VALIDATION,
 } from '../orders/dto/order-queries.dto.js';
+import { conditionalRead } from '../common/http/preconditions.decorator.js';
 import { OrderDto, OrderPageDto } from '../orders/dto/order.dto.js';
+import {
+  FulfillmentListDto,
+  RefundListDto,
+} from '../orders/operations/dto/operations-output.dto.js';
+import { OrderOperationsService } from '../orders/operations/order-operations.service.js';
 import { OrderListService } from '../orders/order-list.service.js';
+import { ApiConditionalRead } from '../orders/orders.controller.js';
 import { OrdersService } from '../orders/orders.service.js';
 import { CustomerTickets } from './customer-tickets.service.js';
 import { CustomersService } from './customers.service.js';
@@ -57,6 +65,7 @@ export class CustomersController {
     private readonly tickets: CustomerTickets,
     private readonly orders: OrdersService,
     private readonly orderList: OrderListService,
+    private readonly operations: OrderOperationsService,
   ) {}
 
   @Post('register')
@@ -269,12 +278,47 @@ export class CustomersController {
       "customer; another customer's order, or an unknown id, is 404 `not_found`. Needs a " +
       'customer session with `order:read`.',
   })
-  @ApiOkResponse({ type: OrderDto })
+  @ApiConditionalRead()
   @ApiErrors({
-    validation_failed: 'id is not a positive integer',
+    validation_failed:
+      'id is not a positive integer, or If-None-Match is not a list of entity tags',
     not_found: "unknown, or another customer's order",
   })
-  myOrder(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<OrderDto> {
-    return this.orders.get(ctx, id);
+  async myOrder(
+    @Ctx() ctx: RequestContext,
+    @IdParam() id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderDto | undefined> {
+    return conditionalRead(reply, await this.orders.get(ctx, id), ifNoneMatch);
+  }
+
+  @Get('me/orders/:id/fulfillments')
+  @ApiParam(ID_PARAM)
+  @Authenticated(customerScope('order:read'))
+  @ApiOperation({
+    summary: "The fulfillments of one of the customer's own orders, oldest first",
+    description: 'Needs a customer session with `order:read`; any other order is 404.',
+  })
+  @ApiOkResponse({ type: FulfillmentListDto })
+  @ApiErrors({ not_found: "unknown, or another customer's order" })
+  async myFulfillments(
+    @Ctx() ctx: RequestContext,
+    @IdParam() id: number,
+  ): Promise<FulfillmentListDto> {
+    return { data: await this.operations.fulfillmentsOf(ctx, id) };
+  }
+
+  @Get('me/orders/:id/refunds')
+  @ApiParam(ID_PARAM)
+  @Authenticated(customerScope('order:read'))
+  @ApiOperation({
+    summary: "The refunds of one of the customer's own orders, oldest first",
+    description: 'Needs a customer session with `order:read`; any other order is 404.',
+  })
+  @ApiOkResponse({ type: RefundListDto })
+  @ApiErrors({ not_found: "unknown, or another customer's order" })
+  async myRefunds(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<RefundListDto> {
+    return { data: await this.operations.refundsOf(ctx, id) };
   }
 }

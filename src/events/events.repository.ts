@@ -68,9 +68,10 @@ export class EventsRepository {
   /** An order's events, oldest first (tenant-wide events only: no app's private ones). */
   ofOrder(db: TenantSql, orderId: number): Promise<EventRow[]> {
     return db.rows<EventRow>(
+      // events.txid: the bare name would be the select list's text alias, and "1000" < "999".
       `SELECT ${EVENT_COLUMNS} FROM events
        WHERE tenant_id = $1 AND order_id = $2 AND app_id IS NULL
-       ORDER BY txid, seq LIMIT 1000`,
+       ORDER BY events.txid, events.seq LIMIT 1000`,
       [orderId],
     );
   }

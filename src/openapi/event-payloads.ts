@@ -5,6 +5,8 @@ import { CustomerDto } from '../customers/dto/customer.dto.js';
 import { ImportStatusDto } from '../marketplace/dto/import-order.dto.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/order-status.js';
 import { OrderDto } from '../orders/dto/order.dto.js';
+import { FulfillmentDto, RefundDto } from '../orders/operations/dto/operations-output.dto.js';
+import { PATCHED_FIELDS, type PatchedField } from '../orders/operations/order-patch.js';
 import { WebhookEndpointDto } from '../webhooks/dto/webhook-endpoint.dto.js';
 import type { EventType } from '../outbox/event-types.js';
 
@@ -24,6 +26,26 @@ class OrderStatusChangedData extends OrderEventData {
     example: 'pending',
   })
   previous_status!: OrderStatus;
+}
+
+class OrderUpdatedData extends OrderEventData {
+  @ApiProperty({
+    enum: PATCHED_FIELDS,
+    isArray: true,
+    description: 'The fields the change set to a new value',
+    example: ['tags', 'metadata'],
+  })
+  changed!: PatchedField[];
+}
+
+class FulfillmentEventData {
+  @ApiProperty({ type: FulfillmentDto }) object!: FulfillmentDto;
+  @ApiProperty({ type: OrderDto, description: 'The order after the change' }) order!: OrderDto;
+}
+
+class RefundCreatedData {
+  @ApiProperty({ type: RefundDto }) object!: RefundDto;
+  @ApiProperty({ type: OrderDto, description: 'The order after the refund' }) order!: OrderDto;
 }
 
 class ImportFailedData {
@@ -78,6 +100,26 @@ export const EVENT_SCHEMAS: Record<EventType, Type> = {
     'order.status_changed',
     OrderStatusChangedData,
     'The order after the change, and its previous status',
+  ),
+  'order.updated': eventSchema(
+    'order.updated',
+    OrderUpdatedData,
+    'The order after a `PATCH` that changed it, and the names of the fields it changed',
+  ),
+  'fulfillment.created': eventSchema(
+    'fulfillment.created',
+    FulfillmentEventData,
+    'The new fulfillment, and the order after it',
+  ),
+  'fulfillment.updated': eventSchema(
+    'fulfillment.updated',
+    FulfillmentEventData,
+    'The fulfillment with its new tracking, and the order (its version unchanged)',
+  ),
+  'refund.created': eventSchema(
+    'refund.created',
+    RefundCreatedData,
+    'The new refund, and the order after it',
   ),
   'marketplace_import.failed': eventSchema(
     'marketplace_import.failed',

@@ -57,7 +57,8 @@ function statusArms(
  * reads a page or an order together with its lines.
  */
 export const ORDER_ITEMS_JSON = `(SELECT json_agg(i ORDER BY i.line_no) FROM (
-    SELECT order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor
+    SELECT id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor,
+      fulfilled_quantity, refunded_quantity
     FROM order_items WHERE tenant_id = o.tenant_id AND order_id = o.id) AS i) AS items`;
 
 /**

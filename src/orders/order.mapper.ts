@@ -5,8 +5,11 @@ import type { ItemRow, OrderRow } from './orders.repository.js';
 export function toOrderDto(row: OrderRow, items: ItemRow[]): OrderDto {
   return {
     id: row.id,
+    version: row.version,
     status: row.status,
+    fulfillment_status: row.fulfillment_status,
     total: fromMinorUnits(row.total_minor),
+    refunded_total: fromMinorUnits(row.refunded_minor),
     currency: row.currency,
     customer: {
       id: row.customer_id,
@@ -22,13 +25,27 @@ export function toOrderDto(row: OrderRow, items: ItemRow[]): OrderDto {
       postal_code: row.shipping_postal_code,
     },
     items: items.map((i) => ({
+      id: i.id,
       product_id: i.product_id,
       quantity: i.quantity,
+      fulfilled_quantity: i.fulfilled_quantity,
+      refunded_quantity: i.refunded_quantity,
       sku: i.sku,
       name: i.name,
       unit_price: fromMinorUnits(i.unit_price_minor),
       total: fromMinorUnits(i.total_minor),
     })),
+    note: row.note,
+    tags: row.tags,
+    metadata: row.metadata,
+    cancellation:
+      row.cancel_reason === null
+        ? null
+        : {
+            reason: row.cancel_reason,
+            note: row.cancel_note,
+            cancelled_at: row.cancelled_at!.toISOString(),
+          },
     source: row.source,
     marketplace: row.marketplace,
     external_order_id: row.external_order_id,

@@ -1,6 +1,18 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
 import {
   ApiCreatedResponse,
+  ApiHeader,
+  ApiNotModifiedResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -9,7 +21,15 @@ import {
 import { AppCtx, Authenticated, Ctx } from '../auth/authenticated.decorator.js';
 import { appScope, customerScope } from '../auth/grants.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
+import type { FastifyReply } from 'fastify';
+import { etagOf, type VersionPrecondition } from '../common/http/entity-tags.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
+import {
+  ApiIfMatch,
+  conditionalRead,
+  IfMatch,
+  withETag,
+} from '../common/http/preconditions.decorator.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateOrderDto } from './dto/create-order.dto.js';
@@ -25,6 +45,28 @@ import { OrderListService } from './order-list.service.js';
 import { OrdersService } from './orders.service.js';
 import { validated } from '../common/http/validated.js';
 
+/** The `ETag` response header of a single order, for OpenAPI. */
+export const ETAG_HEADER = {
+  description: '"<version>" of the order: `If-Match` on a write, `If-None-Match` on a read',
+  schema: { type: 'string', example: '"3"' },
+};
+
+/** OpenAPI of a read of one order: `If-None-Match`, the `ETag`, 304. */
+export function ApiConditionalRead(): MethodDecorator {
+  return applyDecorators(
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description:
+        'The `ETag` of the copy the client holds: 304 without a body while it is current',
+    }),
+    ApiOkResponse({ type: OrderDto, headers: { ETag: ETAG_HEADER } }),
+    ApiNotModifiedResponse({
+      description: 'The order is still at the version named in `If-None-Match`',
+    }),
+  );
+}
+
 @ApiTags('orders')
 @Controller('v1/orders')
 export class OrdersController {
@@ -37,7 +79,7 @@ export class OrdersController {
   @Authenticated(appScope('orders:write'))
   @Idempotent<OrderDto>({
     status: 201,
-    headers: (order) => ({ location: `/v1/orders/${order.id}` }),
+    headers: (order) => ({ location: `/v1/orders/${order.id}`, etag: etagOf(order.version) }),
   })
   @ApiOperation({
     summary: 'Create an order; prices come from the catalog, status starts pending',
@@ -50,7 +92,10 @@ export class OrdersController {
   })
   @ApiCreatedResponse({
     type: OrderDto,
-    headers: { Location: { description: '/v1/orders/{id}', schema: { type: 'string' } } },
+    headers: {
+      Location: { description: '/v1/orders/{id}', schema: { type: 'string' } },
+      ETag: ETAG_HEADER,
+    },
   })
   @ApiErrors({
     ...IDEMPOTENCY_ERRORS,
@@ -92,13 +137,19 @@ export class OrdersController {
       '`order:read` reads only its customer’s orders. Any other order answers 404 `not_found`, ' +
       'like an unknown id.',
   })
-  @ApiOkResponse({ type: OrderDto })
+  @ApiConditionalRead()
   @ApiErrors({
-    validation_failed: 'id is not a positive integer',
+    validation_failed:
+      'id is not a positive integer, or If-None-Match is not a list of entity tags',
     not_found: "unknown, another tenant's or another customer's order",
   })
-  get(@Ctx() ctx: RequestContext, @IdParam() id: number): Promise<OrderDto> {
-    return this.orders.get(ctx, id);
+  async get(
+    @Ctx() ctx: RequestContext,
+    @IdParam() id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderDto | undefined> {
+    return conditionalRead(reply, await this.orders.get(ctx, id), ifNoneMatch);
   }
 
   @Get(':id/events')
@@ -132,17 +183,21 @@ export class OrdersController {
       '`invalid_transition`. Concurrent changes are serialised (none is lost); each moves ' +
       '`updated_at` and records an `order.status_changed` event. Needs an app token with `orders:write`.',
   })
-  @ApiOkResponse({ type: OrderDto })
+  @ApiIfMatch('the order')
+  @ApiOkResponse({ type: OrderDto, headers: { ETag: ETAG_HEADER } })
   @ApiErrors({
-    validation_failed: 'id or status malformed',
+    validation_failed: 'id, status or If-Match malformed',
     not_found: "unknown or another tenant's order",
     invalid_transition: 'not allowed from the current status (a repeated change also answers 409)',
+    precondition_failed: 'If-Match names another version of the order',
   })
-  changeStatus(
+  async changeStatus(
     @AppCtx() ctx: AppContext,
     @IdParam() id: number,
     @Body(validated) dto: ChangeStatusDto,
+    @IfMatch() ifMatch: VersionPrecondition | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<OrderDto> {
-    return this.orders.changeStatus(ctx, id, dto.status);
+    return withETag(reply, await this.orders.changeStatus(ctx, id, dto.status, ifMatch));
   }
 }

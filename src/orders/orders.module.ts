@@ -11,10 +11,14 @@ import { OrdersController } from './orders.controller.js';
 import { OrdersRepository } from './orders.repository.js';
 import { OrdersService } from './orders.service.js';
 import { SeedOrdersRepository } from './seed-orders.repository.js';
+import { FulfillmentsRepository } from './operations/fulfillments.repository.js';
+import { OrderOperationsController } from './operations/order-operations.controller.js';
+import { OrderOperationsService } from './operations/order-operations.service.js';
+import { RefundsRepository } from './operations/refunds.repository.js';
 
 @Module({
   imports: [IdempotencyModule, EventsModule],
-  controllers: [OrdersController],
+  controllers: [OrdersController, OrderOperationsController],
   providers: [
     OrdersService,
     OrderListService,
@@ -25,8 +29,12 @@ import { SeedOrdersRepository } from './seed-orders.repository.js';
     SeedOrdersRepository,
     OrderWriter,
     OrderCountsCompactor,
+    OrderOperationsService,
+    FulfillmentsRepository,
+    RefundsRepository,
   ],
   exports: [
+    OrderOperationsService,
     OrdersService,
     OrderListService,
     OrdersRepository,

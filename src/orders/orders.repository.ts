@@ -3,13 +3,17 @@ import type { TenantSql } from '../database/sql/tenant-sql.js';
 import type { OrderDraft } from './order-draft.js';
 import { ORDER_ITEMS_JSON, scopeConditions } from './order-list.sql.js';
 import type { OrderScope } from './order-scope.js';
+import type { CancelReason, FulfillmentStatus, StatusMove } from './order-operations.js';
 import { INITIAL_ORDER_STATUS, type OrderStatus } from './order-status.js';
 
 export interface OrderRow {
   id: number;
+  version: number;
   status: OrderStatus;
+  fulfillment_status: FulfillmentStatus;
   currency: string;
   total_minor: number;
+  refunded_minor: number;
   customer_id: number | null;
   customer_name: string;
   customer_email: string;
@@ -22,6 +26,12 @@ export interface OrderRow {
   source: 'api' | 'marketplace';
   marketplace: string | null;
   external_order_id: string | null;
+  note: string | null;
+  tags: string[];
+  metadata: Record<string, string>;
+  cancel_reason: CancelReason | null;
+  cancel_note: string | null;
+  cancelled_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -33,6 +43,7 @@ export interface OrderWithItemsRow extends OrderRow {
 }
 
 export interface ItemRow {
+  id: number;
   order_id: number;
   line_no: number;
   product_id: number | null;
@@ -41,6 +52,32 @@ export interface ItemRow {
   quantity: number;
   unit_price_minor: number;
   total_minor: number;
+  fulfilled_quantity: number;
+  refunded_quantity: number;
+}
+
+/** The parts of an order a change can move, besides its lines. */
+export type OrderState = Pick<
+  OrderRow,
+  | 'id'
+  | 'status'
+  | 'fulfillment_status'
+  | 'refunded_minor'
+  | 'cancel_reason'
+  | 'cancel_note'
+  | 'note'
+  | 'tags'
+  | 'metadata'
+>;
+
+/** A line's quantities after a change. */
+export type LineChange = Pick<ItemRow, 'id' | 'fulfilled_quantity' | 'refunded_quantity'>;
+
+/** What the database set when it saved a change. */
+export interface SavedChange {
+  version: number;
+  updated_at: Date;
+  cancelled_at: Date | null;
 }
 
 export interface WrittenOrder {
@@ -48,11 +85,14 @@ export interface WrittenOrder {
   items: ItemRow[];
 }
 
-const COLUMNS = `id, status, currency, total_minor, customer_id, customer_name,
-  customer_email, customer_phone, shipping_country, shipping_city, shipping_district,
-  shipping_address, shipping_postal_code, source, marketplace, external_order_id, created_at,
+const COLUMNS = `id, version, status, fulfillment_status, currency, total_minor, refunded_minor,
+  customer_id, customer_name, customer_email, customer_phone, shipping_country, shipping_city,
+  shipping_district, shipping_address, shipping_postal_code, source, marketplace,
+  external_order_id, note, tags, metadata, cancel_reason, cancel_note, cancelled_at, created_at,
   updated_at`.split(/,\s*/);
 const ORDER_COLUMNS = COLUMNS.join(', ');
+const ITEM_COLUMNS = `id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor,
+  total_minor, fulfilled_quantity, refunded_quantity`;
 /** Qualified by `o`, for statements that read orders together with another relation. */
 export const O_COLUMNS = COLUMNS.map((c) => `o.${c}`).join(', ');
 const FIND_WITH_ITEMS = new Map<OrderScope['kind'], string>();
@@ -141,7 +181,8 @@ export class OrdersRepository {
            l.unit_price, l.total
          FROM o, unnest($19::smallint[], $20::bigint[], $21::text[], $22::text[], $23::int[],
            $24::bigint[], $25::bigint[]) AS l(line_no, product_id, sku, name, quantity, unit_price, total)
-         RETURNING order_id, line_no, product_id, sku, name, quantity, unit_price_minor, total_minor)
+         RETURNING id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor,
+           total_minor, fulfilled_quantity, refunded_quantity)
        SELECT row_to_json(o) AS order,
          (SELECT json_agg(i ORDER BY i.line_no) FROM i) AS items
        FROM o`,
@@ -177,23 +218,80 @@ export class OrdersRepository {
     return row && { order: fromJson(row.order), items: row.items };
   }
 
-  /** The status change with its history row (counted by trigger); the order comes back with its lines. */
-  async setStatus(
+  /**
+   * The order with its lines, its row locked until the unit of work ends: every change of an
+   * order starts here (OrderWriter), so changes of one order run one after the other and each
+   * decides on the state the previous one left. Two statements on purpose: in READ COMMITTED a
+   * statement that waited for the lock returns the newest order row but evaluates everything
+   * else (a subquery of the lines) in the snapshot it started with, from before the change it
+   * waited for; the lines' own statement starts once the lock is held and sees that change.
+   */
+  async lockWithItems(db: TenantSql, id: number): Promise<OrderWithItemsRow | undefined> {
+    const order = await db.rows<OrderRow>(
+      `SELECT ${ORDER_COLUMNS} FROM orders WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+      [id],
+      true,
+    );
+    if (order.length === 0) return undefined;
+    const items = await db.rows<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM order_items WHERE tenant_id = $1 AND order_id = $2
+       ORDER BY line_no`,
+      [id],
+      true,
+    );
+    return { ...order[0], items };
+  }
+
+  /**
+   * Writes an order's new state in one statement: its lines' new quantities, every mutable
+   * column, `version` + 1, `updated_at` (and `cancelled_at` on cancellation) at one instant,
+   * and a history row per status move. The caller holds the row lock (lockWithItems) and
+   * computed `next` from the state it read.
+   */
+  async saveChange(
     db: TenantSql,
-    id: number,
-    from: OrderStatus,
-    to: OrderStatus,
+    next: OrderState,
+    lines: readonly LineChange[],
+    moves: readonly StatusMove[],
     actor: string,
-  ): Promise<OrderWithItemsRow> {
-    const rows = await db.rows<OrderWithItemsRow>(
-      `WITH changed AS (
-         UPDATE orders SET status = $3, updated_at = clock_timestamp() WHERE tenant_id = $1 AND id = $2
-         RETURNING tenant_id, ${ORDER_COLUMNS}),
+  ): Promise<SavedChange> {
+    const rows = await db.rows<SavedChange>(
+      `WITH now AS (SELECT clock_timestamp() AS at),
+       lines AS (
+         UPDATE order_items i SET fulfilled_quantity = d.fulfilled, refunded_quantity = d.refunded
+         FROM unnest($3::bigint[], $4::int[], $5::int[]) AS d(id, fulfilled, refunded)
+         WHERE i.tenant_id = $1 AND i.order_id = $2 AND i.id = d.id),
+       changed AS (
+         UPDATE orders o SET status = $6, fulfillment_status = $7, refunded_minor = $8,
+           cancel_reason = $9, cancel_note = $10,
+           cancelled_at = CASE WHEN $9::text IS NULL THEN NULL
+                               ELSE coalesce(o.cancelled_at, now.at) END,
+           note = $11, tags = $12, metadata = $13, version = o.version + 1, updated_at = now.at
+         FROM now WHERE o.tenant_id = $1 AND o.id = $2
+         RETURNING o.version, o.updated_at, o.cancelled_at),
        logged AS (
          INSERT INTO order_status_changes (tenant_id, order_id, from_status, to_status, actor, changed_at)
-         SELECT $1, $2, $4, $3, $5, updated_at FROM changed)
-       SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON} FROM changed o`,
-      [id, to, from, actor],
+         SELECT $1, $2, m.from_status, m.to_status, $14, changed.updated_at
+         FROM unnest($15::text[], $16::text[]) WITH ORDINALITY AS m(from_status, to_status, n), changed
+         ORDER BY m.n)
+       SELECT version, updated_at, cancelled_at FROM changed`,
+      [
+        next.id,
+        lines.map((l) => l.id),
+        lines.map((l) => l.fulfilled_quantity),
+        lines.map((l) => l.refunded_quantity),
+        next.status,
+        next.fulfillment_status,
+        next.refunded_minor,
+        next.cancel_reason,
+        next.cancel_note,
+        next.note,
+        next.tags,
+        JSON.stringify(next.metadata),
+        actor,
+        moves.map((m) => m.from),
+        moves.map((m) => m.to),
+      ],
     );
     return rows[0];
   }
@@ -205,7 +303,7 @@ export class OrdersRepository {
    */
   linkToCustomer(db: TenantSql, customerId: number, email: string): Promise<number> {
     return db.count(
-      `UPDATE orders SET customer_id = $2, updated_at = clock_timestamp()
+      `UPDATE orders SET customer_id = $2, version = version + 1, updated_at = clock_timestamp()
        WHERE tenant_id = $1 AND customer_id IS NULL AND lower(customer_email) = lower($3)`,
       [customerId, email],
     );
@@ -216,6 +314,7 @@ export class OrdersRepository {
 function fromJson(order: Record<string, unknown>): OrderRow {
   return {
     ...(order as unknown as OrderRow),
+    cancelled_at: order.cancelled_at === null ? null : new Date(order.cancelled_at as string),
     created_at: new Date(order.created_at as string),
     updated_at: new Date(order.updated_at as string),
   };

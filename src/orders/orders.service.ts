@@ -3,11 +3,11 @@ import { AuditRepository } from '../audit/audit.repository.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
 import type { AdminContext } from '../common/admin-context.js';
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
+import type { VersionPrecondition } from '../common/http/entity-tags.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
 import { Transactions } from '../database/transactions.js';
 import type { EventDto } from '../events/dto/event.dto.js';
 import { toEventDto } from '../events/event.mapper.js';
-import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
@@ -15,9 +15,13 @@ import { toOrderDto } from './order.mapper.js';
 import { OrderCatalogRepository } from './order-catalog.repository.js';
 import { orderDraft } from './order-draft.js';
 import { orderScopeOf, WHOLE_TENANT_SCOPE } from './order-scope.js';
-import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
-import { OrderWriter } from './order-writer.js';
+import type { OrderStatus } from './order-status.js';
+import { orderNotFound, OrderWriter } from './order-writer.js';
 import { OrdersRepository } from './orders.repository.js';
+import { statusPlan } from './operations/change-plans.js';
+import { FulfillmentsRepository } from './operations/fulfillments.repository.js';
+import { actorOf } from './order-actor.js';
+import { RefundsRepository } from './operations/refunds.repository.js';
 
 @Injectable()
 export class OrdersService {
@@ -26,10 +30,11 @@ export class OrdersService {
     private readonly catalog: OrderCatalogRepository,
     private readonly writer: OrderWriter,
     private readonly transactions: Transactions,
-    private readonly events: OutboxRepository,
     private readonly eventsRepository: EventsRepository,
     private readonly expensive: ExpensiveRequests,
     private readonly audit: AuditRepository,
+    private readonly fulfillments: FulfillmentsRepository,
+    private readonly refunds: RefundsRepository,
   ) {}
 
   /**
@@ -95,7 +100,12 @@ export class OrdersService {
    * concurrent changes serialise: the first wins, the others see its result and get 409 if
    * their transition no longer applies.
    */
-  changeStatus(ctx: AppContext, id: number, to: OrderStatus): Promise<OrderDto>;
+  changeStatus(
+    ctx: AppContext,
+    id: number,
+    to: OrderStatus,
+    ifMatch?: VersionPrecondition,
+  ): Promise<OrderDto>;
   changeStatus(
     admin: AdminContext,
     tenantId: number,
@@ -104,41 +114,19 @@ export class OrdersService {
   ): Promise<OrderDto>;
   changeStatus(
     ctx: AppContext | AdminContext,
-    ...rest: [number, OrderStatus] | [number, number, OrderStatus]
+    ...rest: [number, OrderStatus, VersionPrecondition?] | [number, number, OrderStatus]
   ): Promise<OrderDto> {
-    const [tenantId, id, to] =
+    const [tenantId, id, to, ifMatch] =
       ctx.kind === 'admin'
-        ? (rest as [number, number, OrderStatus])
-        : [ctx.tenantId, ...(rest as [number, OrderStatus])];
-    const actor = ctx.kind === 'admin' ? ctx.actor : `app:${ctx.clientId}`;
+        ? [...(rest as [number, number, OrderStatus]), undefined]
+        : [ctx.tenantId, ...(rest as [number, OrderStatus, VersionPrecondition?])];
+    const actor = ctx.kind === 'admin' ? ctx.actor : actorOf(ctx);
     return this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
-      const current = await this.orders.find(tenant, WHOLE_TENANT_SCOPE, id, true);
-      if (!current) throw notFound(id);
-      if (!canTransition(current.status, to)) {
-        const allowed = ORDER_TRANSITIONS[current.status];
-        throw new AppError(
-          'invalid_transition',
-          `Cannot change an order from ${current.status} to ${to}; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
-          {
-            details: [
-              {
-                field: 'status',
-                message: `not allowed from ${current.status}`,
-              },
-            ],
-          },
-        );
-      }
-      const row = await this.orders.setStatus(tenant, id, current.status, to, actor);
-      const order = toOrderDto(row, row.items ?? []);
-      await this.events.append(tenant, [
-        {
-          type: 'order.status_changed',
-          orderId: id,
-          data: { object: order, previous_status: current.status },
-        },
-      ]);
+      const { order } = await this.writer.change(
+        { db: tenant, orderId: id, actor, ifMatch },
+        (current) => statusPlan(current, to, this.fulfillments, this.refunds),
+      );
       if (ctx.kind === 'admin') {
         await this.audit.record(tenant, ctx, {
           action: 'order.set_status',
@@ -163,6 +151,4 @@ export class OrdersService {
   }
 }
 
-function notFound(id: number): AppError {
-  return new AppError('not_found', `order ${id} not found`);
-}
+const notFound = orderNotFound;

@@ -2,6 +2,10 @@
 export const EVENT_TYPES = [
   'order.created',
   'order.status_changed',
+  'order.updated',
+  'fulfillment.created',
+  'fulfillment.updated',
+  'refund.created',
   'marketplace_import.failed',
   'customer.created',
   'app.secret_rotated',

@@ -11,6 +11,10 @@ import type { EventType } from '../outbox/event-types.js';
 export const ENTITLING_SCOPES: Record<EventType, readonly Scope[]> = {
   'order.created': ['orders:read', 'events:read'],
   'order.status_changed': ['orders:read', 'events:read'],
+  'order.updated': ['orders:read', 'events:read'],
+  'fulfillment.created': ['orders:read', 'events:read'],
+  'fulfillment.updated': ['orders:read', 'events:read'],
+  'refund.created': ['orders:read', 'events:read'],
   'marketplace_import.failed': ['marketplace:import', 'events:read'],
   'customer.created': ['customer:auth', 'customer:manage', 'events:read'],
   'app.secret_rotated': [],

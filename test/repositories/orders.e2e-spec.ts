@@ -136,12 +136,31 @@ describe('orders and the catalog as orders read it, two tenants', () => {
     expect(await tenantBOrders()).toEqual(before);
   });
 
-  it('setStatus: changes the tenant’s order with its history, never another tenant’s', async () => {
+  it('lockWithItems and saveChange: the tenant’s order with its history, never another tenant’s', async () => {
     const before = await tenantBOrders();
-    const changed = await read((db) => orders.setStatus(db, a.guest, 'pending', 'paid', 'test'));
-    expect(changed).toMatchObject({ id: a.guest, status: 'paid' });
-    expect(changed.items).toHaveLength(1);
-    const missed = await read((db) => orders.setStatus(db, b.guest, 'pending', 'paid', 'test'));
+    const locked = await read((db) => orders.lockWithItems(db, a.guest));
+    expect(locked).toMatchObject({ id: a.guest, status: 'pending', version: 1 });
+    expect(locked!.items).toHaveLength(1);
+    expect(await read((db) => orders.lockWithItems(db, b.guest))).toBeUndefined();
+    const saved = await read((db) =>
+      orders.saveChange(
+        db,
+        { ...locked!, status: 'paid' },
+        [],
+        [{ from: 'pending', to: 'paid' }],
+        'test',
+      ),
+    );
+    expect(saved.version).toBe(2);
+    const missed = await read((db) =>
+      orders.saveChange(
+        db,
+        { ...locked!, id: b.guest, status: 'paid' },
+        [],
+        [{ from: 'pending', to: 'paid' }],
+        'test',
+      ),
+    );
     expect(missed).toBeUndefined();
     expect(await tenantBOrders()).toEqual(before);
     const history = await r.inspect.query<Array<{ tenant_id: number; order_id: number }>>(

@@ -13,6 +13,8 @@ export interface AppErrorOptions {
   details?: ErrorDetail[];
   /** Headers the response must carry (WWW-Authenticate, Retry-After, ...). */
   headers?: Record<string, string>;
+  /** `precondition_failed`: the resource's version now, a top-level field of the body. */
+  currentVersion?: number;
 }
 
 /**

@@ -46,9 +46,13 @@ export const ERRORS = {
   },
   invalid_transition: {
     status: 409,
-    when: 'order status change not allowed from the current status',
+    when: 'an order status change, or an order operation (cancel, fulfillment, refund), not allowed in the order’s current status',
   },
   cursor_expired: { status: 410, when: 'an events cursor older than the retention' },
+  precondition_failed: {
+    status: 412,
+    when: '`If-Match` names a version that is not the order’s current one; the answer carries the current `ETag` and a top-level `current_version`, and nothing is written',
+  },
   payload_too_large: {
     status: 413,
     when: 'body over 1 MiB (4 KiB on the token endpoint)',
@@ -66,6 +70,14 @@ export const ERRORS = {
   unknown_product: {
     status: 422,
     when: "an order line names a product that is not in this tenant's active catalog (`details` lists them)",
+  },
+  exceeds_refundable: {
+    status: 422,
+    when: 'a refund larger than what is left to refund, or a line quantity beyond what is left of that line',
+  },
+  exceeds_unfulfilled: {
+    status: 422,
+    when: 'a fulfillment line quantity beyond what is left unfulfilled of that line',
   },
   unknown_customer: {
     status: 422,

@@ -7,6 +7,8 @@ export interface ErrorBody {
   error: ErrorCode;
   error_description: string;
   details?: ErrorDetail[];
+  /** `precondition_failed` only: the version `If-Match` should have named. */
+  current_version?: number;
   request_id?: string;
 }
 
@@ -74,6 +76,7 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     return respond(error.code, error.description, {
       details: error.options.details,
       headers: error.options.headers,
+      currentVersion: error.options.currentVersion,
     });
   }
   const known = fromFrameworkError(error);
@@ -185,10 +188,16 @@ function saysConnectionLost(error: Error): boolean {
 function respond(
   code: ErrorCode,
   description: string,
-  extra: { details?: ErrorDetail[]; headers?: Record<string, string>; requestId?: string } = {},
+  extra: {
+    details?: ErrorDetail[];
+    headers?: Record<string, string>;
+    currentVersion?: number;
+    requestId?: string;
+  } = {},
 ): ErrorResponse {
   const body: ErrorBody = { error: code, error_description: description };
   if (extra.details) body.details = extra.details;
+  if (extra.currentVersion !== undefined) body.current_version = extra.currentVersion;
   if (extra.requestId) body.request_id = extra.requestId;
   return { status: ERROR_STATUS[code], headers: extra.headers ?? {}, body, unexpected: false };
 }

@@ -12,6 +12,8 @@ import { OrderCountTriggers1764300000001 } from './1764300000001-order-count-tri
 import { WebhookDeliverySlots1765000000030 } from './1765000000030-webhook-delivery-slots.js';
 import { OrderListCoveringIndexes1765000000050 } from './1765000000050-order-list-covering-indexes.js';
 import { DemoSeededMarker1765100000000 } from './1765100000000-demo-seeded-marker.js';
+import { OrderOperations1766000000000 } from './1766000000000-order-operations.js';
+import { OrderOperationsBackfill1766000000001 } from './1766000000001-order-operations-backfill.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -29,4 +31,6 @@ export const MIGRATIONS = [
   WebhookDeliverySlots1765000000030,
   OrderListCoveringIndexes1765000000050,
   DemoSeededMarker1765100000000,
+  OrderOperations1766000000000,
+  OrderOperationsBackfill1766000000001,
 ];

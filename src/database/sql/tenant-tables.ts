@@ -13,6 +13,7 @@ export const TENANT_TABLES = [
   'customer_tickets',
   'events',
   'event_purges',
+  'fulfillments',
   'idempotency_keys',
   'marketplace_imports',
   'order_count_deltas',
@@ -21,6 +22,7 @@ export const TENANT_TABLES = [
   'order_status_changes',
   'orders',
   'products',
+  'refunds',
   'webhook_deliveries',
   'webhook_endpoints',
 ] as const;

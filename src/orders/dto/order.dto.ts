@@ -1,5 +1,11 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { CursorMeta, PageWithCursorMeta } from '../../common/pagination.js';
+import {
+  CANCEL_REASONS,
+  FULFILLMENT_STATUSES,
+  type CancelReason,
+  type FulfillmentStatus,
+} from '../order-operations.js';
 import { ORDER_STATUSES, type OrderStatus } from '../order-status.js';
 
 export class OrderCustomerDto {
@@ -26,27 +32,77 @@ export class ShippingAddressDto {
 export class OrderItemDto {
   @ApiProperty({
     type: 'integer',
+    description: 'The line’s id, stable: fulfillments and refunds name lines by it',
+    example: 311,
+  })
+  id!: number;
+  @ApiProperty({
+    type: 'integer',
     nullable: true,
     description: 'Null for an imported line whose sku is not in the catalog',
     example: 1,
   })
   product_id!: number | null;
   @ApiProperty({ type: 'integer', example: 3 }) quantity!: number;
+  @ApiProperty({ type: 'integer', description: 'Shipped by fulfillments so far', example: 1 })
+  fulfilled_quantity!: number;
+  @ApiProperty({ type: 'integer', description: 'Refunded by refunds so far', example: 0 })
+  refunded_quantity!: number;
   @ApiProperty({ example: 'TSHIRT-BLK-M' }) sku!: string;
   @ApiProperty({ example: 'T-shirt, black, M' }) name!: string;
   @ApiProperty({ example: 19.99 }) unit_price!: number;
   @ApiProperty({ description: 'unit_price × quantity, exact', example: 59.97 }) total!: number;
 }
 
+export class OrderCancellationDto {
+  @ApiProperty({ enum: CANCEL_REASONS, example: 'customer' }) reason!: CancelReason;
+  @ApiProperty({ type: String, nullable: true, example: 'Ordered the wrong size' })
+  note!: string | null;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T10:25:00.000Z' })
+  cancelled_at!: string;
+}
+
 export class OrderDto {
   @ApiProperty({ type: 'integer', example: 42 }) id!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      '1 at creation, +1 for every change of the order; the `ETag` is `"<version>"` and `If-Match` names it',
+    example: 3,
+  })
+  version!: number;
   @ApiProperty({ enum: ORDER_STATUSES, example: 'paid' }) status!: OrderStatus;
+  @ApiProperty({ enum: FULFILLMENT_STATUSES, example: 'partial' })
+  fulfillment_status!: FulfillmentStatus;
   @ApiProperty({ description: 'Sum of the line totals, exact, at most 2 decimals', example: 59.97 })
   total!: number;
+  @ApiProperty({ description: 'Sum of the refunds so far, exact', example: 19.99 })
+  refunded_total!: number;
   @ApiProperty({ example: 'USD' }) currency!: string;
   @ApiProperty({ type: OrderCustomerDto }) customer!: OrderCustomerDto;
   @ApiProperty({ type: ShippingAddressDto }) shipping_address!: ShippingAddressDto;
   @ApiProperty({ type: [OrderItemDto] }) items!: OrderItemDto[];
+  @ApiProperty({ type: String, nullable: true, maxLength: 5000, example: 'Gift wrap, please' })
+  note!: string | null;
+  @ApiProperty({
+    type: [String],
+    description: 'At most 50 tags of 1–40 characters, sorted, unique regardless of case',
+    example: ['gift', 'vip'],
+  })
+  tags!: string[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 500 },
+    description: 'At most 50 keys of 1–40 characters from `[A-Za-z0-9_.-]`, string values',
+    example: { erp_id: 'SO-10442' },
+  })
+  metadata!: Record<string, string>;
+  @ApiProperty({
+    type: OrderCancellationDto,
+    nullable: true,
+    description: 'Null unless the order was cancelled',
+  })
+  cancellation!: OrderCancellationDto | null;
   @ApiProperty({ enum: ['api', 'marketplace'], example: 'marketplace' })
   source!: 'api' | 'marketplace';
   @ApiProperty({
@@ -67,7 +123,7 @@ export class OrderDto {
   @ApiProperty({
     format: 'date-time',
     description:
-      'Moves on every change of the order: a status change, or its linking to a customer who verified the email',
+      'Moves on every change of the order (with `version`): a status change, an operation, a `PATCH` that changes something, or its linking to a customer who verified the email',
     example: '2026-11-23T10:20:00.000Z',
   })
   updated_at!: string;

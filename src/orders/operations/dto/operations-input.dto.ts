@@ -1,0 +1,84 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsOptional, IsPositive, ValidateIf } from 'class-validator';
+import { IsMoneyAmount } from '../../../common/money.validator.js';
+import { Chars, NestedArray, NestedObject } from '../../../common/validation.js';
+import { CANCEL_REASONS, type CancelReason } from '../../order-operations.js';
+import { LineQuantityDto } from './line-quantity.dto.js';
+import { TrackingDto } from './tracking.dto.js';
+
+export class CancelOrderDto {
+  @ApiProperty({ enum: CANCEL_REASONS, example: 'customer' })
+  @IsIn(CANCEL_REASONS)
+  reason!: CancelReason;
+
+  @ApiPropertyOptional({ maxLength: 500, example: 'Ordered the wrong size' })
+  @IsOptional()
+  @Chars(0, 500)
+  note?: string;
+
+  @ApiPropertyOptional({
+    default: true,
+    description: 'Give the lines’ stock back (products that track stock)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  restock?: boolean;
+}
+
+export class CreateFulfillmentDto {
+  @ApiPropertyOptional({
+    type: [LineQuantityDto],
+    minItems: 1,
+    maxItems: 100,
+    description: 'The lines shipped; without it, every quantity left unfulfilled ships',
+  })
+  @IsOptional()
+  @NestedArray(() => LineQuantityDto, 1, 100)
+  items?: LineQuantityDto[];
+
+  @ApiPropertyOptional({ type: TrackingDto })
+  @IsOptional()
+  @NestedObject(() => TrackingDto)
+  tracking?: TrackingDto;
+}
+
+export class UpdateFulfillmentDto {
+  @ApiProperty({
+    type: TrackingDto,
+    nullable: true,
+    description: 'Replaces the whole tracking object; null removes it',
+  })
+  @ValidateIf((dto: UpdateFulfillmentDto) => dto.tracking !== null)
+  @NestedObject(() => TrackingDto)
+  tracking!: TrackingDto | null;
+}
+
+export class CreateRefundDto {
+  @ApiPropertyOptional({
+    description:
+      'Greater than 0, at most 2 decimals; defaults to the value of `items` (unit price × quantity)',
+    example: 19.99,
+  })
+  @IsOptional()
+  @IsMoneyAmount()
+  @IsPositive({ message: 'must be greater than 0' })
+  amount?: number;
+
+  @ApiPropertyOptional({ type: [LineQuantityDto], minItems: 1, maxItems: 100 })
+  @IsOptional()
+  @NestedArray(() => LineQuantityDto, 1, 100)
+  items?: LineQuantityDto[];
+
+  @ApiPropertyOptional({ maxLength: 500, example: 'Arrived damaged' })
+  @IsOptional()
+  @Chars(0, 500)
+  reason?: string;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'Give the refunded lines’ stock back (products that track stock)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  restock?: boolean;
+}
