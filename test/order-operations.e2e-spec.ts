@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderCountSql } from '../src/orders/order-list.sql.js';
 import { feedPage, settleFeed } from './support/feed.js';
 import { newApp, newProduct, newTenant, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -579,6 +580,93 @@ describe('order operations', () => {
       const page = await feedPage(t, shop.token, { types: 'refund.created', limit: 500 });
       const event = page.data.find((e) => (e.data.object as { id: number }).id === refund.body.id);
       expect(event?.data).toEqual({ object: refund.body, order: await read(order.id) });
+    });
+  });
+
+  describe('list filters tag and metadata[KEY]=VALUE', () => {
+    it('find the tenant’s orders by tag (any case) and by exact metadata, in page and cursor mode', async () => {
+      const marker = `m${Date.now()}`;
+      const tagged = await place();
+      const both = await place();
+      const mine = await place();
+      const theirs = await place(other);
+      const patch = (s: Shop, id: number, body: object) =>
+        t.http.patch(`/v1/orders/${id}`).set(auth(s)).send(body);
+      await patch(shop, tagged.id, { tags: [`${marker}-VIP`] });
+      await patch(shop, both.id, { tags: [`${marker}-vip`], metadata: { erp: marker, x: 'y' } });
+      await patch(shop, mine.id, { metadata: { erp: `${marker}-other` } });
+      await patch(other, theirs.id, { tags: [`${marker}-vip`], metadata: { erp: marker } });
+
+      const ids = async (query: string) => {
+        const res = await t.http.get(`/v1/orders?${query}`).set(auth(shop));
+        expect(res.status).toBe(200);
+        return (res.body.data as Array<{ id: number }>).map((o) => o.id);
+      };
+      expect(await ids(`tag=${marker}-Vip`)).toEqual([both.id, tagged.id]);
+      expect(await ids(`metadata[erp]=${marker}`)).toEqual([both.id]);
+      expect(await ids(`metadata[erp]=${marker}&metadata[x]=y&tag=${marker}-vip`)).toEqual([
+        both.id,
+      ]);
+      expect(await ids(`metadata[erp]=${marker}&metadata[x]=z`)).toEqual([]);
+      const page = await t.http.get(`/v1/orders?tag=${marker}-vip&limit=1`).set(auth(shop));
+      expect(page.body.meta).toMatchObject({ total: 2, has_more: true });
+      const next = await t.http
+        .get(`/v1/orders?cursor=${encodeURIComponent(page.body.meta.next_cursor)}&limit=1`)
+        .set(auth(shop));
+      expect(next.body.data.map((o: { id: number }) => o.id)).toEqual([tagged.id]);
+      const changed = await t.http
+        .get(`/v1/orders?cursor=${encodeURIComponent(page.body.meta.next_cursor)}&tag=other`)
+        .set(auth(shop));
+      expect(changed.status).toBe(400);
+      expect(changed.body.details).toEqual([{ field: 'tag', message: expect.any(String) }]);
+    });
+
+    it('are answered by their GIN indexes in a large tenant (the expressions match the indexes)', async () => {
+      const big = await newTenant(t);
+      await t.dataSource.query(
+        `INSERT INTO orders (tenant_id, currency, total_minor, customer_name, customer_email,
+           shipping_country, shipping_city, shipping_address, tags, metadata)
+         SELECT $1, 'USD', 100, 'n', 'e@x.io', 'TR', 'Istanbul', 'Street 1',
+           ARRAY['t' || (g % 500)], jsonb_build_object('erp', 'SO-' || g)
+         FROM generate_series(1, 20000) AS g`,
+        [big.id],
+      );
+      await t.dataSource.query('ANALYZE orders');
+      for (const [filters, index] of [
+        [{ tag: 't7' }, 'orders_tag_keys_idx'],
+        [{ metadata: { erp: 'SO-7' } }, 'orders_metadata_keys_idx'],
+      ] as const) {
+        const { text, params } = orderCountSql(
+          { kind: 'tenant' },
+          { sort: '-created_at', filters },
+        );
+        const plan: Array<{ 'QUERY PLAN': string }> = await t.dataSource.query(`EXPLAIN ${text}`, [
+          big.id,
+          ...params,
+        ]);
+        expect(plan.map((line) => line['QUERY PLAN']).join('\n')).toContain(index);
+      }
+    });
+
+    it('400 for a malformed tag or metadata filter', async () => {
+      for (const query of [
+        'tag=',
+        `tag=${'x'.repeat(41)}`,
+        'metadata[bad key]=v',
+        'metadata[]=v',
+        `metadata[k]=${'v'.repeat(501)}`,
+        Array.from({ length: 11 }, (_, i) => `metadata[k${i}]=v`).join('&'),
+        'metadata=v',
+        'metadata[k]=v&metadata=w',
+        'metadata[k=v',
+      ]) {
+        const res = await t.http.get(`/v1/orders?${query}`).set(auth(shop));
+        expect({ query, status: res.status, error: res.body.error }).toEqual({
+          query,
+          status: 400,
+          error: 'validation_failed',
+        });
+      }
     });
   });
 

@@ -5,9 +5,11 @@ import { call } from './api.mjs';
 
 const VOLATILE = ['id', 'created_at', 'updated_at'];
 
-/** The order without what differs between two creations. */
-const stable = (order) =>
-  Object.fromEntries(Object.entries(order).filter(([k]) => !VOLATILE.includes(k)));
+/** The order without what differs between two creations (its and its lines' ids, times). */
+const stable = (order) => ({
+  ...Object.fromEntries(Object.entries(order).filter(([k]) => !VOLATILE.includes(k))),
+  items: order.items.map(({ id, ...line }) => ({ ...line, id: typeof id })),
+});
 
 const decode = (part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 

@@ -2628,6 +2628,12 @@ export interface operations {
         source?: 'api' | 'marketplace';
         marketplace?: string;
         external_order_id?: string;
+        /** @description Orders carrying this tag, in any case */
+        tag?: string;
+        /** @description `metadata[KEY]=VALUE`: orders whose metadata holds KEY with exactly VALUE; up to 10 keys, all must hold */
+        metadata?: {
+          [key: string]: string;
+        };
       };
       header?: never;
       path?: never;
@@ -5619,6 +5625,12 @@ export interface operations {
         source?: 'api' | 'marketplace';
         marketplace?: string;
         external_order_id?: string;
+        /** @description Orders carrying this tag, in any case */
+        tag?: string;
+        /** @description `metadata[KEY]=VALUE`: orders whose metadata holds KEY with exactly VALUE; up to 10 keys, all must hold */
+        metadata?: {
+          [key: string]: string;
+        };
       };
       header?: never;
       path?: never;

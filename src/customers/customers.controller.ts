@@ -16,6 +16,7 @@ import { customerIpKey } from '../common/http/address-key.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import {
+  ApiMetadataFilter,
   ListOrdersQuery,
   ORDER_LIST_DESCRIPTION,
   ORDER_LIST_VALIDATION,
@@ -259,6 +260,7 @@ export class CustomersController {
       'session’s customer (by `customer.id`, or by email once the email is verified).\n\n' +
       ORDER_LIST_DESCRIPTION,
   })
+  @ApiMetadataFilter()
   @ApiOkResponse({ type: OrderPageDto })
   @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
   myOrders(

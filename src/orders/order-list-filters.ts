@@ -1,5 +1,7 @@
 import { hasCharLength } from '../common/char-length.js';
+import { isPlainRecord } from '../common/http/validated.js';
 import { toCanonicalInstant } from '../common/rfc3339.js';
+import { isTag, METADATA_KEY, METADATA_VALUE_MAX } from './operations/order-patch.js';
 import { ORDER_STATUSES, type OrderStatus } from './order-status.js';
 
 export const ORDER_LIST_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
@@ -29,7 +31,14 @@ export interface OrderListFilters {
   source?: OrderSource;
   marketplace?: string;
   external_order_id?: string;
+  /** Orders carrying this tag, in any case. */
+  tag?: string;
+  /** Orders whose metadata holds each of these keys with exactly this value. */
+  metadata?: Record<string, string>;
 }
+
+/** At most this many `metadata[KEY]=VALUE` filters in one list request. */
+export const MAX_METADATA_FILTERS = 10;
 
 export type OrderListFilterName = keyof OrderListFilters;
 
@@ -45,6 +54,8 @@ export const ORDER_LIST_FILTERS = [
   'source',
   'marketplace',
   'external_order_id',
+  'tag',
+  'metadata',
 ] as const satisfies readonly OrderListFilterName[];
 
 /** Statuses in normal form: distinct, in the enum's order. */
@@ -74,7 +85,23 @@ const NORMAL_FORM: Record<OrderListFilterName, (value: unknown) => boolean> = {
   source: (value) => (ORDER_SOURCES as readonly unknown[]).includes(value),
   marketplace: (value) => typeof value === 'string' && MARKETPLACE_NAME.test(value),
   external_order_id: (value) => typeof value === 'string' && hasCharLength(value, 1, 100),
+  tag: isTag,
+  metadata: isMetadataFilter,
 };
+
+/** `metadata[KEY]=VALUE` pairs: 1 to 10 keys of the metadata key form, string values. */
+export function isMetadataFilter(value: unknown): value is Record<string, string> {
+  if (!isPlainRecord(value)) return false;
+  const entries = Object.entries(value);
+  return (
+    entries.length >= 1 &&
+    entries.length <= MAX_METADATA_FILTERS &&
+    entries.every(
+      ([key, v]) =>
+        METADATA_KEY.test(key) && typeof v === 'string' && hasCharLength(v, 0, METADATA_VALUE_MAX),
+    )
+  );
+}
 
 export function isNormalFilterValue(name: OrderListFilterName, value: unknown): boolean {
   return NORMAL_FORM[name](value);
@@ -87,6 +114,15 @@ export function isNormalFilterValue(name: OrderListFilterName, value: unknown): 
  */
 export function sameFilterValue(name: OrderListFilterName, a: unknown, b: unknown): boolean {
   if (name === 'status') return (a as string[]).join() === (b as string[]).join();
-  if (name === 'email') return (a as string).toLowerCase() === (b as string).toLowerCase();
+  if (name === 'email' || name === 'tag') {
+    return (a as string).toLowerCase() === (b as string).toLowerCase();
+  }
+  if (name === 'metadata') {
+    const x = Object.entries(a as Record<string, string>);
+    const y = b as Record<string, string>;
+    return (
+      x.length === Object.keys(y).length && x.every(([k, v]) => Object.hasOwn(y, k) && y[k] === v)
+    );
+  }
   return a === b;
 }

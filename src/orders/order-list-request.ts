@@ -80,6 +80,8 @@ function filtersOf(query: ListOrdersQuery): OrderListFilters {
     source: query.source,
     marketplace: query.marketplace,
     external_order_id: query.external_order_id,
+    tag: query.tag,
+    metadata: query.metadata,
   };
   for (const name of ORDER_LIST_FILTERS) if (filters[name] === undefined) delete filters[name];
   return filters;

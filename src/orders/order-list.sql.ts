@@ -267,6 +267,16 @@ function conditions(scope: OrderScope, spec: OrderListSpec, params: unknown[]): 
   if (f.external_order_id !== undefined) {
     where.push(`external_order_id = ${p(f.external_order_id)}`);
   }
+  // The expressions of orders_tag_keys_idx and orders_metadata_keys_idx (GIN), compared with
+  // the same functions of the filter's values: one index lookup of this tenant's keys.
+  if (f.tag !== undefined) {
+    where.push(`order_tag_keys(tenant_id, tags) @> order_tag_keys($1, ARRAY[${p(f.tag)}::text])`);
+  }
+  if (f.metadata !== undefined) {
+    where.push(
+      `order_metadata_keys(tenant_id, metadata) @> order_metadata_keys($1, ${p(JSON.stringify(f.metadata))}::jsonb)`,
+    );
+  }
   const { column, ascending } = sortOf(spec.sort);
   if (spec.after) {
     where.push(

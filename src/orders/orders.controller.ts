@@ -35,6 +35,7 @@ import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decora
 import { CreateOrderDto } from './dto/create-order.dto.js';
 import {
   ChangeStatusDto,
+  ApiMetadataFilter,
   ListOrdersQuery,
   ORDER_LIST_DESCRIPTION,
   ORDER_LIST_VALIDATION,
@@ -118,6 +119,7 @@ export class OrdersController {
       '`order:read` sees only its customer’s orders, as `GET /v1/customers/me/orders` does.\n\n' +
       ORDER_LIST_DESCRIPTION,
   })
+  @ApiMetadataFilter()
   @ApiOkResponse({ type: OrderPageDto })
   @ApiErrors({ validation_failed: ORDER_LIST_VALIDATION })
   list(

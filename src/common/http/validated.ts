@@ -14,6 +14,19 @@ export interface FastParsed<T> {
   fastParse(value: unknown): T | undefined;
 }
 
+/**
+ * A DTO class may also offer `static prepare(value)`: it reshapes the raw value before any
+ * validation (the order list's `metadata[KEY]=VALUE` query keys into one `metadata` object).
+ */
+export interface Prepared {
+  prepare(value: unknown): unknown;
+}
+
+function preparerOf(metatype: unknown): Prepared['prepare'] | undefined {
+  const prepare = (metatype as Partial<Prepared> | undefined)?.prepare;
+  return typeof prepare === 'function' ? prepare : undefined;
+}
+
 function fastParserOf(metatype: unknown): FastParsed<unknown>['fastParse'] | undefined {
   const parse = (metatype as Partial<FastParsed<unknown>> | undefined)?.fastParse;
   return typeof parse === 'function' ? parse : undefined;
@@ -29,8 +42,10 @@ const OPTIONS = {
 
 class ValidationWithFastPath extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const parsed = fastParserOf(metadata.metatype)?.(value);
-    return parsed !== undefined ? parsed : super.transform(value, metadata);
+    const prepare = preparerOf(metadata.metatype);
+    const input = prepare ? prepare(value) : value;
+    const parsed = fastParserOf(metadata.metatype)?.(input);
+    return parsed !== undefined ? parsed : super.transform(input, metadata);
   }
 }
 

@@ -1,13 +1,17 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiQuery } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, Matches, registerDecorator } from 'class-validator';
 import { hasOnlyKeys, isPlainRecord } from '../../common/http/validated.js';
 import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
 import { isRfc3339DateTime } from '../../common/rfc3339.js';
 import { Chars } from '../../common/validation.js';
+import { isTag } from '../operations/order-patch.js';
 import {
   DEFAULT_ORDER_LIST_SORT,
+  isMetadataFilter,
   MARKETPLACE_NAME,
+  MAX_METADATA_FILTERS,
   ORDER_LIST_SORTS,
   ORDER_SOURCES,
   type OrderListSort,
@@ -149,6 +153,38 @@ export class ListOrdersQuery {
   @Chars(1, 100)
   external_order_id?: string;
 
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 40,
+    description: 'Orders carrying this tag, in any case',
+  })
+  @IsOptional()
+  @Satisfies(isTag, 'must be a tag: 1 to 40 characters without control characters')
+  tag?: string;
+
+  // Documented as a deepObject query parameter by ApiMetadataFilter (on the list routes).
+  @ApiHideProperty()
+  @IsOptional()
+  @Satisfies(
+    isMetadataFilter,
+    `must be metadata[KEY]=VALUE pairs: 1 to ${MAX_METADATA_FILTERS} keys of 1 to 40 characters from [A-Za-z0-9_.-], values of at most 500 characters`,
+  )
+  metadata?: Record<string, string>;
+
+  /** `metadata[KEY]=VALUE` query keys gathered into one `metadata` object (validated.ts). */
+  static prepare(query: unknown): unknown {
+    if (!isPlainRecord(query)) return query;
+    const keys = Object.keys(query).filter((key) => METADATA_PARAM.test(key));
+    if (keys.length === 0 || 'metadata' in query) return query;
+    const rest = Object.fromEntries(
+      Object.entries(query).filter(([key]) => !METADATA_PARAM.test(key)),
+    );
+    const metadata = Object.fromEntries(
+      keys.map((key) => [METADATA_PARAM.exec(key)![1], query[key]]),
+    );
+    return { ...rest, metadata };
+  }
+
   /**
    * The instance the ValidationPipe makes of a certainly valid query of the common shape
    * (`page`, `limit`, `sort`, `status`, `cursor`), else undefined (the pipe decides): the
@@ -180,6 +216,34 @@ export class ListOrdersQuery {
     }
     return parsed;
   }
+}
+
+const METADATA_PARAM = /^metadata\[([^\]]*)\]$/;
+
+/** OpenAPI of the `metadata[KEY]=VALUE` filter of both order lists. */
+export function ApiMetadataFilter(): MethodDecorator {
+  return applyDecorators(
+    ApiQuery({
+      name: 'metadata',
+      required: false,
+      style: 'deepObject',
+      explode: true,
+      schema: { type: 'object', additionalProperties: { type: 'string', maxLength: 500 } },
+      description: `\`metadata[KEY]=VALUE\`: orders whose metadata holds KEY with exactly VALUE; up to ${MAX_METADATA_FILTERS} keys, all must hold`,
+    }),
+  );
+}
+
+/** A value `check` accepts, else `message`. */
+function Satisfies(check: (value: unknown) => boolean, message: string): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'satisfies',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message },
+      validator: { validate: check },
+    });
 }
 
 const FAST_LIST_KEYS = new Set(['page', 'limit', 'sort', 'status', 'cursor']);
