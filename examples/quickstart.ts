@@ -1,7 +1,8 @@
 /**
  * The README's quickstart in TypeScript, with the typed client of src/client:
- * token → products → an order (Idempotency-Key) → a customer registers, verifies the email and
- * logs in → the order is the customer's own.
+ * token → products → an order (Idempotency-Key) → paid (If-Match), one unit shipped with
+ * tracking, one refunded → a customer registers, verifies the email and logs in → the order is
+ * the customer's own.
  *
  *   CLIENT_ID=app_… CLIENT_SECRET=cs_… npm run -s quickstart
  *
@@ -40,7 +41,14 @@ async function main(): Promise<void> {
     baseUrl: API,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
-    scopes: ['products:read', 'orders:write', 'customer:auth', 'customer:manage', 'order:read'],
+    scopes: [
+      'products:read',
+      'orders:read',
+      'orders:write',
+      'customer:auth',
+      'customer:manage',
+      'order:read',
+    ],
   });
 
   const products = ok('list products', await app.GET('/v1/products', { params: { query: {} } }));
@@ -62,6 +70,49 @@ async function main(): Promise<void> {
     }),
   );
   console.log(`order ${order.id}: ${order.status}, ${order.total} ${order.currency}`);
+
+  // Its life after creation. If-Match names the version read: a change made meanwhile by
+  // another system answers 412 instead of being overwritten.
+  const path = { id: order.id };
+  const paid = ok(
+    'pay',
+    await app.POST('/v1/orders/{id}/status', {
+      params: { path, header: { 'If-Match': `"${order.version}"` } },
+      body: { status: 'paid' },
+    }),
+  );
+  const line = paid.items[0];
+  const shipment = ok(
+    'fulfill',
+    await app.POST('/v1/orders/{id}/fulfillments', {
+      params: { path, header: { 'Idempotency-Key': `quickstart-ship-${run}` } },
+      body: {
+        items: [{ item_id: line.id, quantity: 1 }],
+        tracking: {
+          company: 'UPS',
+          number: '1Z999AA10123456784',
+          url: 'https://www.ups.com/track?tracknum=1Z999AA10123456784',
+        },
+      },
+    }),
+  );
+  const refund = ok(
+    'refund',
+    await app.POST('/v1/orders/{id}/refunds', {
+      params: { path, header: { 'Idempotency-Key': `quickstart-refund-${run}` } },
+      body: {
+        items: [{ item_id: line.id, quantity: 1 }],
+        reason: 'Arrived damaged',
+        restock: false,
+      },
+    }),
+  );
+  const now = ok('read order', await app.GET('/v1/orders/{id}', { params: { path } }));
+  console.log(
+    `shipped 1 × ${line.sku} by ${shipment.tracking?.company} ${shipment.tracking?.number}; ` +
+      `refunded ${refund.amount} ${refund.currency}; order ${now.status}, ${now.fulfillment_status}, ` +
+      `refunded ${now.refunded_total} of ${now.total}, version ${now.version}`,
+  );
 
   const password = 'analytical engine 1843';
   const customer = ok(

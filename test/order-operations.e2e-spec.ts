@@ -544,6 +544,63 @@ describe('order operations', () => {
       expect(closed.status).toBe(409);
     });
 
+    it('an Idempotency-Key is scoped to the order: the same key on another order refunds that one', async () => {
+      const [first, second] = [await paid(), await paid()];
+      const refund = (id: number) =>
+        t.http
+          .post(`/v1/orders/${id}/refunds`)
+          .set(auth(shop))
+          .set('idempotency-key', 'same-key')
+          .send({ amount: 1 });
+      const a = await refund(first.id);
+      const replay = await refund(first.id);
+      const b = await refund(second.id);
+      expect([a.status, replay.status, b.status]).toEqual([201, 201, 201]);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(a.body);
+      expect(b.headers['idempotent-replayed']).toBeUndefined();
+      expect(b.body.order_id).toBe(second.id);
+      expect((await read(second.id)).refunded_total).toBe(1);
+    });
+
+    it('null for an optional field is refused with 400, never taken as absent', async () => {
+      const order = await paid();
+      const answers = await Promise.all([
+        t.http.post(`/v1/orders/${order.id}/refunds`).set(auth(shop)).send({ amount: null }),
+        t.http.post(`/v1/orders/${order.id}/refunds`).set(auth(shop)).send({ items: null }),
+        t.http
+          .post(`/v1/orders/${order.id}/refunds`)
+          .set(auth(shop))
+          .send({ amount: 1, items: null }),
+        t.http.post(`/v1/orders/${order.id}/fulfillments`).set(auth(shop)).send({ items: null }),
+      ]);
+      expect(answers.map((r) => [r.status, r.body.error])).toEqual(
+        answers.map(() => [400, 'validation_failed']),
+      );
+      expect((await read(order.id)).version).toBe(2);
+    });
+
+    it('/status refunded moves an order of free lines without a refund to record', async () => {
+      const free = await newProduct(t, shop.tenantId, 0);
+      const created = await t.http
+        .post('/v1/orders')
+        .set(auth(shop))
+        .send({
+          customer: { name: 'Ada', email: 'ada@example.com' },
+          shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
+          items: [{ product_id: free, quantity: 1 }],
+        });
+      const id = created.body.id as number;
+      await t.http.post(`/v1/orders/${id}/status`).set(auth(shop)).send({ status: 'paid' });
+      const res = await t.http
+        .post(`/v1/orders/${id}/status`)
+        .set(auth(shop))
+        .send({ status: 'refunded' });
+      expect(res.body).toMatchObject({ status: 'refunded', refunded_total: 0, version: 3 });
+      const list = await t.http.get(`/v1/orders/${id}/refunds`).set(auth(shop));
+      expect(list.body.data).toEqual([]);
+    });
+
     it('refusals: 409 while pending, 400 without amount and items, 400 for a zero amount', async () => {
       const pending = await place();
       expect(
@@ -592,7 +649,7 @@ describe('order operations', () => {
       const theirs = await place(other);
       const patch = (s: Shop, id: number, body: object) =>
         t.http.patch(`/v1/orders/${id}`).set(auth(s)).send(body);
-      await patch(shop, tagged.id, { tags: [`${marker}-VIP`] });
+      await patch(shop, tagged.id, { tags: [`${marker}-VIP`, `${marker}-Été`] });
       await patch(shop, both.id, { tags: [`${marker}-vip`], metadata: { erp: marker, x: 'y' } });
       await patch(shop, mine.id, { metadata: { erp: `${marker}-other` } });
       await patch(other, theirs.id, { tags: [`${marker}-vip`], metadata: { erp: marker } });
@@ -603,6 +660,7 @@ describe('order operations', () => {
         return (res.body.data as Array<{ id: number }>).map((o) => o.id);
       };
       expect(await ids(`tag=${marker}-Vip`)).toEqual([both.id, tagged.id]);
+      expect(await ids(`tag=${encodeURIComponent(`${marker}-ÉTÉ`)}`)).toEqual([tagged.id]);
       expect(await ids(`metadata[erp]=${marker}`)).toEqual([both.id]);
       expect(await ids(`metadata[erp]=${marker}&metadata[x]=y&tag=${marker}-vip`)).toEqual([
         both.id,
@@ -625,9 +683,9 @@ describe('order operations', () => {
       const big = await newTenant(t);
       await t.dataSource.query(
         `INSERT INTO orders (tenant_id, currency, total_minor, customer_name, customer_email,
-           shipping_country, shipping_city, shipping_address, tags, metadata)
+           shipping_country, shipping_city, shipping_address, tags, tag_keys, metadata)
          SELECT $1, 'USD', 100, 'n', 'e@x.io', 'TR', 'Istanbul', 'Street 1',
-           ARRAY['t' || (g % 500)], jsonb_build_object('erp', 'SO-' || g)
+           ARRAY['t' || (g % 500)], ARRAY['t' || (g % 500)], jsonb_build_object('erp', 'SO-' || g)
          FROM generate_series(1, 20000) AS g`,
         [big.id],
       );
@@ -671,7 +729,7 @@ describe('order operations', () => {
   });
 
   describe('the order timeline', () => {
-    it('orders events by transaction as numbers, not as text (txid 99 before 100)', async () => {
+    it('lists events in the order they were written, whatever their transaction ids', async () => {
       const order = await place();
       await t.dataSource.query(
         `INSERT INTO events (tenant_id, txid, type, order_id, data)
@@ -680,7 +738,9 @@ describe('order operations', () => {
         [shop.tenantId, order.id],
       );
       const timeline = await eventsOf(order.id);
-      expect(timeline.slice(0, 2).map((e) => e.data.object)).toEqual([{ at: 99 }, { at: 100 }]);
+      // Written after the order's own event, in this order (text order of txid would put 100 first,
+      // number order 99).
+      expect(timeline.map((e) => e.data.object).slice(1)).toEqual([{ at: 100 }, { at: 99 }]);
     });
   });
 

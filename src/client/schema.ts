@@ -1248,11 +1248,8 @@ export interface components {
       reason: 'customer' | 'fraud' | 'inventory' | 'declined' | 'other';
       /** @example Ordered the wrong size */
       note?: string;
-      /**
-       * @description Give the lines’ stock back (products that track stock)
-       * @default true
-       */
-      restock: boolean;
+      /** @description Give the lines’ stock back (products that track stock); true when left out */
+      restock?: boolean;
     };
     LineQuantityDto: {
       /**
@@ -1316,11 +1313,8 @@ export interface components {
       items?: components['schemas']['LineQuantityDto'][];
       /** @example Arrived damaged */
       reason?: string;
-      /**
-       * @description Give the refunded lines’ stock back (products that track stock)
-       * @default false
-       */
-      restock: boolean;
+      /** @description Give the refunded lines’ stock back (products that track stock); false when left out */
+      restock?: boolean;
     };
     RefundDto: {
       /** @example 3 */

@@ -68,10 +68,13 @@ export class EventsRepository {
   /** An order's events, oldest first (tenant-wide events only: no app's private ones). */
   ofOrder(db: TenantSql, orderId: number): Promise<EventRow[]> {
     return db.rows<EventRow>(
-      // events.txid: the bare name would be the select list's text alias, and "1000" < "999".
+      // In the order they were written: an order's changes hold its row lock one after the
+      // other, and each writes its events while holding it, so `seq` follows them (a later
+      // change's transaction may have the smaller id if it began first). Never by the select
+      // list's `txid`, a text alias: "1000" < "999".
       `SELECT ${EVENT_COLUMNS} FROM events
        WHERE tenant_id = $1 AND order_id = $2 AND app_id IS NULL
-       ORDER BY events.txid, events.seq LIMIT 1000`,
+       ORDER BY events.seq LIMIT 1000`,
       [orderId],
     );
   }

@@ -116,7 +116,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
 /**
  * The request's Idempotency-Key with its scope, or undefined without one; a malformed key is
- * 400. Scoped by the route template, never the raw path: `/v1/%6Frders` is `/v1/orders`.
+ * 400. Scoped by the route's path as its template and parameters give it, never the raw path:
+ * `/v1/%6Frders` is `/v1/orders`, `/v1/orders/012/refunds` is `/v1/orders/12/refunds`, and a
+ * key used on one order's refunds is another key on another order's.
  */
 function idempotentCallOf(
   request: FastifyRequest & { user: RequestContext },
@@ -128,11 +130,22 @@ function idempotentCallOf(
     scope: {
       appId: request.user.appId,
       method: request.method,
-      path: request.routeOptions.url ?? request.url.split('?')[0],
+      path: scopePath(request),
       key,
     },
     requestHash: requestHash(request.body),
   };
+}
+
+/** The route template with its parameters filled in (digits without leading zeros). */
+function scopePath(request: FastifyRequest): string {
+  const template = request.routeOptions.url;
+  if (template === undefined) return request.url.split('?')[0];
+  const params = request.params as Record<string, string | undefined>;
+  return template.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name] ?? '';
+    return /^\d+$/.test(value) ? value.replace(/^0+(?=\d)/, '') : encodeURIComponent(value);
+  });
 }
 
 /** The handler's answer: an HttpAnswer as it is, a bare body with the route's status. */

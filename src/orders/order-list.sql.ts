@@ -8,6 +8,7 @@ import {
   type PageWindow,
 } from './order-list-query.js';
 import type { OrderScope } from './order-scope.js';
+import { tagKey } from './operations/order-patch.js';
 
 /**
  * Statement text for order reads, run by the repositories on the tenant path: `$1` is the
@@ -270,7 +271,9 @@ function conditions(scope: OrderScope, spec: OrderListSpec, params: unknown[]): 
   // The expressions of orders_tag_keys_idx and orders_metadata_keys_idx (GIN), compared with
   // the same functions of the filter's values: one index lookup of this tenant's keys.
   if (f.tag !== undefined) {
-    where.push(`order_tag_keys(tenant_id, tags) @> order_tag_keys($1, ARRAY[${p(f.tag)}::text])`);
+    where.push(
+      `order_tag_keys(tenant_id, tag_keys) @> order_tag_keys($1, ARRAY[${p(tagKey(f.tag))}::text])`,
+    );
   }
   if (f.metadata !== undefined) {
     where.push(

@@ -152,6 +152,15 @@ export function planRefund(
     }
   });
   const refundable = order.total_minor - order.refunded_minor;
+  if (whole && refundable === 0) {
+    // An order of free lines: `/status refunded` moves it, with nothing to record.
+    return {
+      lines: [],
+      amountMinor: 0,
+      refundedMinor: order.refunded_minor,
+      moves: [toRefunded(order)],
+    };
+  }
   const amount = whole
     ? refundable
     : (amountMinor ??
@@ -171,8 +180,7 @@ export function planRefund(
     });
   }
   const refundedMinor = order.refunded_minor + amount;
-  const moves: StatusMove[] =
-    refundedMinor === order.total_minor ? [{ from: order.status, to: 'refunded' }] : [];
+  const moves: StatusMove[] = refundedMinor === order.total_minor ? [toRefunded(order)] : [];
   return { lines, amountMinor: amount, refundedMinor, moves };
 }
 
@@ -180,6 +188,10 @@ export function planRefund(
 export function checkPlainMove(from: OrderStatus, to: OrderStatus): StatusMove {
   if (!canTransition(from, to)) throw invalidTransition(from, to);
   return { from, to };
+}
+
+function toRefunded(order: OrderFigures): StatusMove {
+  return { from: order.status, to: 'refunded' };
 }
 
 function take(line: LineFigures, quantity: number): LineQuantity {

@@ -4,6 +4,7 @@ import type { OrderDraft } from './order-draft.js';
 import { ORDER_ITEMS_JSON, scopeConditions } from './order-list.sql.js';
 import type { OrderScope } from './order-scope.js';
 import type { CancelReason, FulfillmentStatus, StatusMove } from './order-operations.js';
+import { tagKey } from './operations/order-patch.js';
 import { INITIAL_ORDER_STATUS, type OrderStatus } from './order-status.js';
 
 export interface OrderRow {
@@ -100,19 +101,16 @@ const FIND_WITH_ITEMS = new Map<OrderScope['kind'], string>();
 /** Orders of the path's tenant; every statement runs in the caller's unit of work. */
 @Injectable()
 export class OrdersRepository {
-  async find(
-    db: TenantSql,
-    scope: OrderScope,
-    id: number,
-    lock = false,
-  ): Promise<OrderRow | undefined> {
+  /** Whether the order exists in the scope (an app: the tenant; a customer: its own). */
+  async exists(db: TenantSql, scope: OrderScope, id: number): Promise<boolean> {
     const params: unknown[] = [];
     const where = scopeConditions(scope, params).join(' AND ');
     params.push(id);
-    return db.first<OrderRow>(
-      `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where} AND id = $${params.length + 1}${lock ? ' FOR UPDATE' : ''}`,
+    const rows = await db.rows(
+      `SELECT 1 FROM orders WHERE ${where} AND id = $${params.length + 1}`,
       params,
     );
+    return rows.length > 0;
   }
 
   /** One order with its lines, in one query. */
@@ -266,7 +264,8 @@ export class OrdersRepository {
            cancel_reason = $9, cancel_note = $10,
            cancelled_at = CASE WHEN $9::text IS NULL THEN NULL
                                ELSE coalesce(o.cancelled_at, now.at) END,
-           note = $11, tags = $12, metadata = $13, version = o.version + 1, updated_at = now.at
+           note = $11, tags = $12, tag_keys = $17, metadata = $13, version = o.version + 1,
+           updated_at = now.at
          FROM now WHERE o.tenant_id = $1 AND o.id = $2
          RETURNING o.version, o.updated_at, o.cancelled_at),
        logged AS (
@@ -291,6 +290,7 @@ export class OrdersRepository {
         actor,
         moves.map((m) => m.from),
         moves.map((m) => m.to),
+        next.tags.map(tagKey),
       ],
     );
     return rows[0];

@@ -144,7 +144,7 @@ export class OrdersService {
     return this.expensive.run(ctx, async () => {
       const tenant = this.transactions.db.tenant(ctx.tenantId);
       // One after the other: one connection at a time, as the caps count it.
-      if (!(await this.orders.find(tenant, WHOLE_TENANT_SCOPE, id))) throw notFound(id);
+      if (!(await this.orders.exists(tenant, WHOLE_TENANT_SCOPE, id))) throw notFound(id);
       const events = await this.eventsRepository.ofOrder(tenant, id);
       return events.map(toEventDto);
     });

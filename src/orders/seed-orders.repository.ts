@@ -28,7 +28,9 @@ export interface SeedCustomer {
  * statuses spread along the state machine, `created_at` over the past `$3` days and `updated_at`
  * after it (equal while pending), in time order across the seed (this batch starts after `$8` of
  * its `$9` orders), a share `$7` linked to the customers `$4` (their names and emails
- * `$5`, `$6`) and a fifth from marketplaces (counted by the orders' triggers). No events.
+ * `$5`, `$6`) and a fifth from marketplaces (counted by the orders' triggers). Each status with
+ * its fulfillment, refund and cancellation state (no fulfillment or refund rows: bulk data for
+ * the benchmarks). No events.
  *
  * Ids are drawn from the orders' identity sequence first, so lines and orders meet on them.
  * Random values sit in select lists, where they are drawn per row.
@@ -69,10 +71,18 @@ const SEED_ORDER_BATCH = `WITH
       CASE WHEN d.source_roll < 0.2
         THEN (ARRAY['amazon', 'trendyol', 'etsy'])[1 + floor(d.source_roll * 15)::int] END AS marketplace
     FROM drafts d),
+  -- What each status implies, as the API's own changes leave it: shipped orders fulfilled,
+  -- refunded ones refunded in full (not shipped first), cancelled ones for reason other.
+  staged AS (
+    SELECT s.*,
+      CASE WHEN s.status = 'pending' THEN s.created_at
+        ELSE s.created_at + random() * least(now() - s.created_at, interval '14 days') END AS changed_at
+    FROM shaped s),
   o AS (
     INSERT INTO orders (id, tenant_id, status, currency, total_minor, customer_id, customer_name,
       customer_email, shipping_country, shipping_city, shipping_address, shipping_postal_code,
-      source, marketplace, external_order_id, created_at, updated_at)
+      source, marketplace, external_order_id, created_at, updated_at, fulfillment_status,
+      refunded_minor, cancel_reason, cancelled_at)
     OVERRIDING SYSTEM VALUE
     SELECT s.id, $1, s.status, t.currency, tt.total, ($4::bigint[])[s.customer_index],
       coalesce(($5::text[])[s.customer_index], 'Guest ' || s.id),
@@ -82,17 +92,22 @@ const SEED_ORDER_BATCH = `WITH
       'Street ' || (s.id % 500 + 1), lpad((s.id % 90000 + 10000)::text, 5, '0'),
       CASE WHEN s.marketplace IS NULL THEN 'api' ELSE 'marketplace' END, s.marketplace,
       CASE WHEN s.marketplace IS NULL THEN NULL ELSE 'SEED-' || s.id END,
-      s.created_at,
-      CASE WHEN s.status = 'pending' THEN s.created_at
-        ELSE s.created_at + random() * least(now() - s.created_at, interval '14 days') END
-    FROM shaped s CROSS JOIN tenant t JOIN totals tt ON tt.order_id = s.id
+      s.created_at, s.changed_at,
+      CASE WHEN s.status = 'shipped' THEN 'fulfilled' ELSE 'unfulfilled' END,
+      CASE WHEN s.status = 'refunded' THEN tt.total ELSE 0 END,
+      CASE WHEN s.status = 'cancelled' THEN 'other' END,
+      CASE WHEN s.status = 'cancelled' THEN s.changed_at END
+    FROM staged s CROSS JOIN tenant t JOIN totals tt ON tt.order_id = s.id
     ORDER BY s.id
     RETURNING 1),
   items AS (
     INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name, quantity,
-      unit_price_minor, total_minor)
-    SELECT $1, order_id, line_no, product_id, sku, name, quantity, unit_price, total FROM lines
-    ORDER BY order_id, line_no)
+      unit_price_minor, total_minor, fulfilled_quantity, refunded_quantity)
+    SELECT $1, l.order_id, l.line_no, l.product_id, l.sku, l.name, l.quantity, l.unit_price,
+      l.total, CASE WHEN s.status = 'shipped' THEN l.quantity ELSE 0 END,
+      CASE WHEN s.status = 'refunded' THEN l.quantity ELSE 0 END
+    FROM lines l JOIN shaped s ON s.id = l.order_id
+    ORDER BY l.order_id, l.line_no)
   SELECT count(*)::int AS written FROM o`;
 
 /**

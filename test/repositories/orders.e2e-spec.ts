@@ -49,18 +49,18 @@ describe('orders and the catalog as orders read it, two tenants', () => {
       [r.tenantB],
     );
 
-  it('find: the tenant’s orders, a customer’s own only, never another tenant’s', async () => {
+  it('exists: the tenant’s orders, a customer’s own only, never another tenant’s', async () => {
     await read(async (db) => {
-      expect((await orders.find(db, WHOLE_TENANT_SCOPE, a.own))?.id).toBe(a.own);
-      expect((await orders.find(db, WHOLE_TENANT_SCOPE, a.guest, true))?.id).toBe(a.guest);
-      expect(await orders.find(db, WHOLE_TENANT_SCOPE, b.own)).toBeUndefined();
-      expect(await orders.find(db, WHOLE_TENANT_SCOPE, b.guest, true)).toBeUndefined();
+      expect(await orders.exists(db, WHOLE_TENANT_SCOPE, a.own)).toBe(true);
+      expect(await orders.exists(db, WHOLE_TENANT_SCOPE, a.guest)).toBe(true);
+      expect(await orders.exists(db, WHOLE_TENANT_SCOPE, b.own)).toBe(false);
+      expect(await orders.exists(db, WHOLE_TENANT_SCOPE, b.guest)).toBe(false);
       const ada = { kind: 'customer', customerId: a.customer } as const;
-      expect((await orders.find(db, ada, a.own))?.id).toBe(a.own);
-      expect(await orders.find(db, ada, a.guest)).toBeUndefined();
+      expect(await orders.exists(db, ada, a.own)).toBe(true);
+      expect(await orders.exists(db, ada, a.guest)).toBe(false);
       // Tenant B's customer id names nobody of tenant A.
       const bob = { kind: 'customer', customerId: b.customer } as const;
-      expect(await orders.find(db, bob, b.own)).toBeUndefined();
+      expect(await orders.exists(db, bob, b.own)).toBe(false);
     });
   });
 

@@ -80,6 +80,19 @@ describe('the order seed’s statements, two tenants', () => {
       [r.tenantA, customers.map((c) => c.id)],
     );
     expect(seeded).toEqual({ orders: 50, currencies: ['EUR'], products: [productA], foreign: 0 });
+    // Each status with the state the API's own changes leave with it.
+    const disagreeing = await r.inspect.query(
+      `SELECT o.id, o.status FROM orders o
+       WHERE o.tenant_id = $1 AND (
+         (o.fulfillment_status = 'fulfilled') <> (o.status = 'shipped')
+         OR (o.refunded_minor = o.total_minor AND o.total_minor > 0) <> (o.status = 'refunded')
+         OR (o.cancel_reason IS NOT NULL) <> (o.status = 'cancelled')
+         OR EXISTS (SELECT 1 FROM order_items i WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id
+           AND (i.fulfilled_quantity <> CASE WHEN o.status = 'shipped' THEN i.quantity ELSE 0 END
+             OR i.refunded_quantity <> CASE WHEN o.status = 'refunded' THEN i.quantity ELSE 0 END)))`,
+      [r.tenantA],
+    );
+    expect(disagreeing).toEqual([]);
     expect(await countsOf(r.tenantB)).toEqual(bBefore);
   });
 

@@ -16,6 +16,10 @@ export class OrderOperations1766000000000 implements MigrationInterface {
   name = 'OrderOperations1766000000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // The ALTERs below are instant but need the tables' exclusive lock: given up after 5 s
+    // rather than queueing every order read and write behind a long transaction (the
+    // migration then fails, nothing is changed, and the next start tries again).
+    await q.query(`SET LOCAL lock_timeout = '5s'`);
     await q.query(`
       ALTER TABLE orders
         ADD COLUMN version integer NOT NULL DEFAULT 1,
@@ -26,6 +30,7 @@ export class OrderOperations1766000000000 implements MigrationInterface {
         ADD COLUMN cancelled_at timestamptz,
         ADD COLUMN note text,
         ADD COLUMN tags text[] NOT NULL DEFAULT '{}',
+        ADD COLUMN tag_keys text[] NOT NULL DEFAULT '{}',
         ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'`);
     await q.query(`
       ALTER TABLE orders
@@ -88,12 +93,14 @@ export class OrderOperations1766000000000 implements MigrationInterface {
 
     // The keys the `tag` and `metadata[KEY]` list filters look up (the next migration indexes
     // them): each prefixed with the tenant, so one tenant's common tag never makes another
-    // tenant's lookup read its orders. Tags compare case-insensitively; a metadata key cannot
+    // tenant's lookup read its orders. `tag_keys` are the tags in lower case, folded by the
+    // service (JavaScript's full Unicode case mapping, as it folds them to keep the set):
+    // lower() would follow the database's locale, ASCII only under C. A metadata key cannot
     // hold '=' (its characters are [A-Za-z0-9_.-]), so "key=value" is unambiguous.
     await q.query(`
-      CREATE FUNCTION order_tag_keys(tenant bigint, tags text[]) RETURNS text[]
+      CREATE FUNCTION order_tag_keys(tenant bigint, tag_keys text[]) RETURNS text[]
       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-      AS $$ SELECT ARRAY(SELECT tenant::text || ':' || lower(t) FROM unnest(tags) AS t) $$`);
+      AS $$ SELECT ARRAY(SELECT tenant::text || ':' || k FROM unnest(tag_keys) AS k) $$`);
     await q.query(`
       CREATE FUNCTION order_metadata_keys(tenant bigint, metadata jsonb) RETURNS text[]
       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -102,6 +109,8 @@ export class OrderOperations1766000000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
+    // The next migration's indexes use the functions; after it failed half-way they may exist.
+    await q.query(`DROP INDEX IF EXISTS orders_tag_keys_idx, orders_metadata_keys_idx`);
     await q.query(`DROP FUNCTION order_metadata_keys(bigint, jsonb)`);
     await q.query(`DROP FUNCTION order_tag_keys(bigint, text[])`);
     await q.query(`DROP TABLE refunds`);
@@ -114,6 +123,7 @@ export class OrderOperations1766000000000 implements MigrationInterface {
     await q.query(`
       ALTER TABLE orders
         DROP COLUMN metadata,
+        DROP COLUMN tag_keys,
         DROP COLUMN tags,
         DROP COLUMN note,
         DROP COLUMN cancelled_at,

@@ -133,24 +133,31 @@ export function refundPlan(
     },
     lines: changedLines(items, refunded, 'refunded_quantity'),
     moves: plan.moves,
-    record: async (db: TenantSql, after: OrderDto, saved: SavedChange) => {
-      const row = await refunds.insert(db, {
-        orderId: order.id,
-        amountMinor: plan.amountMinor,
-        currency: order.currency,
-        items: plan.lines,
-        reason: input.reason,
-        restocked: input.restock,
-        at: saved.updated_at,
-      });
-      const refund = toRefundDto(row);
-      return {
-        record: refund,
-        events: [
-          { type: 'refund.created', orderId: order.id, data: { object: refund, order: after } },
-        ],
-      };
-    },
+    record:
+      plan.amountMinor === 0
+        ? undefined
+        : async (db: TenantSql, after: OrderDto, saved: SavedChange) => {
+            const row = await refunds.insert(db, {
+              orderId: order.id,
+              amountMinor: plan.amountMinor,
+              currency: order.currency,
+              items: plan.lines,
+              reason: input.reason,
+              restocked: input.restock,
+              at: saved.updated_at,
+            });
+            const refund = toRefundDto(row);
+            return {
+              record: refund,
+              events: [
+                {
+                  type: 'refund.created',
+                  orderId: order.id,
+                  data: { object: refund, order: after },
+                },
+              ],
+            };
+          },
   };
 }
 

@@ -184,7 +184,7 @@ export class OrderOperationsService {
   /** The tenant path, once the order is one the caller may read (a customer: its own); else 404. */
   private async readable(ctx: RequestContext, id: number) {
     const tenant = this.transactions.db.tenant(ctx.tenantId);
-    if (!(await this.orders.find(tenant, orderScopeOf(ctx), id))) throw orderNotFound(id);
+    if (!(await this.orders.exists(tenant, orderScopeOf(ctx), id))) throw orderNotFound(id);
     return tenant;
   }
 }

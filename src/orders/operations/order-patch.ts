@@ -52,11 +52,16 @@ export function applyPatch(
   return { next, changed };
 }
 
+/** A tag as the set and the `tag` filter compare it: in lower case (full Unicode mapping). */
+export function tagKey(tag: string): string {
+  return tag.toLowerCase();
+}
+
 /** Distinct regardless of case (the first spelling kept), sorted case-insensitively. */
 export function normalTags(tags: readonly string[]): string[] {
   const byKey = new Map<string, string>();
   for (const tag of tags) {
-    const key = tag.toLowerCase();
+    const key = tagKey(tag);
     if (!byKey.has(key)) byKey.set(key, tag);
   }
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, t]) => t);

@@ -17,8 +17,8 @@ export class CancelOrderDto {
   note?: string;
 
   @ApiPropertyOptional({
-    default: true,
-    description: 'Give the lines’ stock back (products that track stock)',
+    type: Boolean,
+    description: 'Give the lines’ stock back (products that track stock); true when left out',
   })
   @IsOptional()
   @IsBoolean()
@@ -32,7 +32,7 @@ export class CreateFulfillmentDto {
     maxItems: 100,
     description: 'The lines shipped; without it, every quantity left unfulfilled ships',
   })
-  @IsOptional()
+  @ValidateIf((dto: CreateFulfillmentDto) => dto.items !== undefined)
   @NestedArray(() => LineQuantityDto, 1, 100)
   items?: LineQuantityDto[];
 
@@ -59,13 +59,14 @@ export class CreateRefundDto {
       'Greater than 0, at most 2 decimals; defaults to the value of `items` (unit price × quantity)',
     example: 19.99,
   })
-  @IsOptional()
+  // Not IsOptional: that would let null through (absent is the only way to leave it out).
+  @ValidateIf((dto: CreateRefundDto) => dto.amount !== undefined)
   @IsMoneyAmount()
   @IsPositive({ message: 'must be greater than 0' })
   amount?: number;
 
   @ApiPropertyOptional({ type: [LineQuantityDto], minItems: 1, maxItems: 100 })
-  @IsOptional()
+  @ValidateIf((dto: CreateRefundDto) => dto.items !== undefined)
   @NestedArray(() => LineQuantityDto, 1, 100)
   items?: LineQuantityDto[];
 
@@ -75,8 +76,9 @@ export class CreateRefundDto {
   reason?: string;
 
   @ApiPropertyOptional({
-    default: false,
-    description: 'Give the refunded lines’ stock back (products that track stock)',
+    type: Boolean,
+    description:
+      'Give the refunded lines’ stock back (products that track stock); false when left out',
   })
   @IsOptional()
   @IsBoolean()
