@@ -88,6 +88,11 @@ describe('hostile input (property-based, every route)', () => {
   let foreignProductId: number;
   let orderIds: number[];
   let customerOrderId: number;
+  /** Orders the operations routes work on (paid, so fulfillments and refunds get that far). */
+  let operatedIds: number[];
+  /** Their line ids and a fulfillment of the first, for valid bodies and paths. */
+  let itemIds: number[];
+  let fulfillmentIds: number[];
   let endpointIds: number[];
   let deliveryIds: number[];
   let kid: string;
@@ -119,6 +124,25 @@ describe('hostile input (property-based, every route)', () => {
     for (let i = 0; i < 6; i++) orderIds.push(await createOrder());
     customerOrderId = await createOrder({ id: customerId });
     orderIds.push(customerOrderId);
+
+    operatedIds = [];
+    itemIds = [];
+    for (let i = 0; i < 3; i++) {
+      const id = await createOrder({ id: customerId });
+      const paid = await t.http
+        .post(`/v1/orders/${id}/status`)
+        .set('authorization', `Bearer ${appToken}`)
+        .send({ status: 'paid' });
+      must(paid.status === 200, `paid: ${paid.status} ${paid.text}`);
+      operatedIds.push(id);
+      itemIds.push(...(paid.body as { items: Array<{ id: number }> }).items.map((l) => l.id));
+    }
+    const shipped = await t.http
+      .post(`/v1/orders/${operatedIds[0]}/fulfillments`)
+      .set('authorization', `Bearer ${appToken}`)
+      .send({ items: [{ item_id: itemIds[0], quantity: 1 }] });
+    must(shipped.status === 201, `fulfillment: ${shipped.status} ${shipped.text}`);
+    fulfillmentIds = [(shipped.body as { id: number }).id];
 
     const accepted = await t.http
       .post('/v1/marketplace/orders/import')
@@ -714,6 +738,98 @@ describe('hostile input (property-based, every route)', () => {
     fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, authorization(undefined));
   const fixed = (path: string) => fc.constant(path);
 
+  /** `If-Match` / `If-None-Match`: absent, real tags, lists, weak ones, or anything. */
+  const preconditionHeader = fc.option(
+    fc.oneof(
+      fc.constantFrom('"1"', '"2"', '"3"', '*', 'W/"2"', '"1", "2"', '"x,y"', '2', '"', ''),
+      headerValue,
+    ),
+    { nil: undefined, freq: 2 },
+  );
+  const lineQuantities = () =>
+    fc.array(
+      fc.record({
+        item_id: fc.oneof(fc.constantFrom(...itemIds), fc.integer({ min: 1, max: 1_000_000 })),
+        quantity: fc.integer({ min: 1, max: 3 }),
+      }),
+      { minLength: 1, maxLength: 3 },
+    ) as fc.Arbitrary<HostileJson>;
+  const patchBody = () =>
+    mutatedBody(
+      fc.record(
+        {
+          note: fc.option(fc.string({ maxLength: 30 }), { nil: null }),
+          tags: fc.array(fc.string({ minLength: 1, maxLength: 10 }), { maxLength: 5 }),
+          metadata: fc.dictionary(
+            fc.stringMatching(/^[A-Za-z0-9_.-]{1,10}$/),
+            fc.option(fc.string({ maxLength: 20 }), { nil: null }),
+            { maxKeys: 5 },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      [['note'], ['tags'], ['metadata'], ['tags', 0]],
+      [
+        [
+          ['metadata'],
+          fc.constant(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, 'v']))),
+        ],
+      ],
+    );
+  const cancelBody = () =>
+    mutatedBody(
+      fc.record(
+        {
+          reason: fc.constantFrom('customer', 'fraud', 'inventory', 'declined', 'other'),
+          note: fc.string({ maxLength: 30 }),
+          restock: fc.boolean(),
+        },
+        { requiredKeys: ['reason'] },
+      ),
+      [['reason'], ['note'], ['restock']],
+    );
+  const tracking = () =>
+    fc.record(
+      {
+        company: fc.constantFrom('UPS', 'DHL'),
+        number: fc.string({ minLength: 1, maxLength: 20 }),
+        url: fc.constantFrom('https://track.example/1', 'http://track.example/1', 'javascript:x'),
+      },
+      { requiredKeys: ['company', 'number'] },
+    );
+  const fulfillmentBody = () =>
+    mutatedBody(
+      fc.record({ items: lineQuantities(), tracking: tracking() }, { requiredKeys: [] }),
+      [
+        ['items'],
+        ['tracking'],
+        ['items', 0],
+        ['items', 0, 'item_id'],
+        ['items', 0, 'quantity'],
+        ['tracking', 'url'],
+      ],
+    );
+  const refundBody = () =>
+    mutatedBody(
+      fc.record(
+        {
+          amount: fc.constantFrom(0.01, 1, 19.99, 100000),
+          items: lineQuantities(),
+          reason: fc.string({ maxLength: 30 }),
+          restock: fc.boolean(),
+        },
+        { requiredKeys: [] },
+      ),
+      [['amount'], ['items'], ['reason'], ['restock'], ['items', 0, 'quantity']],
+      [[['amount'], hostileNumber]],
+    );
+  const trackingPatchBody = () =>
+    mutatedBody(fc.record({ tracking: fc.option(tracking(), { nil: null }) }), [
+      ['tracking'],
+      ['tracking', 'company'],
+      ['tracking', 'url'],
+    ]);
+
   const ROUTES: Route[] = [
     {
       name: 'POST /builders/oauth/token (JSON, form, Basic)',
@@ -945,6 +1061,129 @@ describe('hostile input (property-based, every route)', () => {
               ),
             ),
             { nil: undefined, freq: 20 },
+          ),
+        ),
+    },
+    {
+      name: 'PATCH /v1/orders/:id (JSON and merge-patch, If-Match)',
+      runs: 150,
+      writes: true,
+      examples: () => [
+        {
+          method: 'PATCH',
+          path: `/v1/orders/${operatedIds[1]}`,
+          headers: { authorization: `Bearer ${appToken}`, 'if-match': '"1",' },
+          body: { text: '{"metadata":{"k":null}}', contentType: 'application/merge-patch+json' },
+        },
+        {
+          method: 'PATCH',
+          path: `/v1/orders/${operatedIds[1]}`,
+          headers: { authorization: `Bearer ${appToken}` },
+          body: {
+            text: '{"metadata":{"constructor":"x"},"tags":[null]}',
+            contentType: 'application/json',
+          },
+        },
+      ],
+      arbitrary: () =>
+        hostileRequest(
+          'PATCH',
+          idSegment(() => operatedIds).map((id) => `/v1/orders/${id}`),
+          headers(appAuth(), { 'if-match': preconditionHeader }),
+          fc.option(
+            fc.oneof(
+              jsonBody(patchBody()),
+              fc
+                .tuple(jsonBodyText(patchBody()), contentType('application/merge-patch+json'))
+                .map(([text, type]): BodySpec => ({ text, contentType: type })),
+            ),
+            { nil: undefined, freq: 20 },
+          ),
+        ),
+    },
+    {
+      name: 'POST /v1/orders/:id/cancel, fulfillments and refunds (If-Match)',
+      runs: 200,
+      writes: true,
+      examples: () => [
+        example(`/v1/orders/${operatedIds[1]}/refunds`, '{"amount":null}'),
+        example(`/v1/orders/${operatedIds[1]}/refunds`, '{"items":null}'),
+        example(`/v1/orders/${operatedIds[1]}/fulfillments`, '{"items":null}'),
+        example(`/v1/orders/${operatedIds[1]}/refunds`, '{"amount":1e-7}'),
+        example(`/v1/orders/${operatedIds[1]}/refunds`, '{"amount":99999999999999999999}'),
+        example(
+          `/v1/orders/${operatedIds[1]}/fulfillments`,
+          `{"items":[{"item_id":${itemIds[0]},"quantity":1}]}`,
+        ),
+      ],
+      arbitrary: () =>
+        fc
+          .tuple(
+            idSegment(() => operatedIds),
+            fc.constantFrom(
+              ['cancel', cancelBody()] as const,
+              ['fulfillments', fulfillmentBody()] as const,
+              ['refunds', refundBody()] as const,
+            ),
+          )
+          .chain(([id, [operation, body]]) =>
+            hostileRequest(
+              'POST',
+              fc.constant(`/v1/orders/${id}/${operation}`),
+              headers(appAuth(), {
+                'if-match': preconditionHeader,
+                'idempotency-key': fc.option(idempotencyKey, { nil: undefined, freq: 3 }),
+              }),
+              fc.option(jsonBody(body), { nil: undefined, freq: 20 }),
+            ),
+          ),
+    },
+    {
+      name: 'PATCH /v1/orders/:id/fulfillments/:fulfillment_id',
+      runs: 100,
+      writes: true,
+      arbitrary: () =>
+        hostileRequest(
+          'PATCH',
+          fc
+            .tuple(
+              idSegment(() => operatedIds),
+              idSegment(() => fulfillmentIds),
+            )
+            .map(([id, f]) => `/v1/orders/${id}/fulfillments/${f}`),
+          headers(appAuth(), { 'if-match': preconditionHeader }),
+          fc.option(jsonBody(trackingPatchBody()), { nil: undefined, freq: 20 }),
+        ),
+    },
+    {
+      name: 'GET /v1/orders/:id/fulfillments and refunds (app token or customer session)',
+      runs: 100,
+      arbitrary: () =>
+        fc.oneof(
+          hostileRequest(
+            'GET',
+            fc
+              .tuple(
+                idSegment(() => operatedIds),
+                fc.constantFrom('fulfillments', 'refunds'),
+              )
+              .map(([id, list]) => `/v1/orders/${id}/${list}`),
+            headers(fc.oneof(appAuth(), authorization(sessionToken))),
+          ),
+          hostileRequest(
+            'GET',
+            fc
+              .tuple(
+                idSegment(() => operatedIds),
+                idSegment(() => fulfillmentIds),
+              )
+              .map(([id, f]) => `/v1/orders/${id}/fulfillments/${f}`),
+            headers(fc.oneof(appAuth(), authorization(sessionToken))),
+          ),
+          hostileRequest(
+            'GET',
+            idSegment(() => operatedIds).map((id) => `/v1/orders/${id}`),
+            headers(appAuth(), { 'if-none-match': preconditionHeader }),
           ),
         ),
     },

@@ -744,6 +744,83 @@ describe('order operations', () => {
     });
   });
 
+  describe('customer sessions', () => {
+    async function customer(email: string) {
+      const password = 'analytical engine 1843';
+      const registered = await t.http
+        .post('/v1/customers/register')
+        .set(auth(shop))
+        .send({ name: 'Ada', email, password });
+      expect(registered.status).toBe(201);
+      const login = await t.http
+        .post('/v1/customers/login')
+        .set(auth(shop))
+        .send({ email, password });
+      expect(login.status).toBe(200);
+      return { id: registered.body.id as number, session: login.body.token as string };
+    }
+
+    it('read their own orders’ fulfillments and refunds, 404 for anyone else’s, and change nothing', async () => {
+      const suffix = Date.now().toString(36);
+      const ada = await customer(`ada-${suffix}@example.com`);
+      const bob = await customer(`bob-${suffix}@example.com`);
+      const orderOf = async (who: { id: number }) => {
+        const created = await t.http
+          .post('/v1/orders')
+          .set(auth(shop))
+          .send({
+            customer: { id: who.id, name: 'Ada', email: 'x@example.com' },
+            shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
+            items: [{ product_id: shop.products[0], quantity: 2 }],
+          });
+        const id = created.body.id as number;
+        await t.http.post(`/v1/orders/${id}/status`).set(auth(shop)).send({ status: 'paid' });
+        const f = await t.http
+          .post(`/v1/orders/${id}/fulfillments`)
+          .set(auth(shop))
+          .send({ items: [{ item_id: created.body.items[0].id, quantity: 1 }] });
+        const r = await t.http.post(`/v1/orders/${id}/refunds`).set(auth(shop)).send({ amount: 1 });
+        return { id, fulfillment: f.body as { id: number }, refund: r.body as { id: number } };
+      };
+      const mine = await orderOf(ada);
+      const theirs = await orderOf(bob);
+      const as = (path: string) => t.http.get(path).set('authorization', `Bearer ${ada.session}`);
+
+      for (const base of [`/v1/customers/me/orders/${mine.id}`, `/v1/orders/${mine.id}`]) {
+        const fulfillments = await as(`${base}/fulfillments`);
+        expect(fulfillments.status).toBe(200);
+        expect(fulfillments.body.data.map((f: { id: number }) => f.id)).toEqual([
+          mine.fulfillment.id,
+        ]);
+        const refunds = await as(`${base}/refunds`);
+        expect(refunds.body.data.map((r: { id: number }) => r.id)).toEqual([mine.refund.id]);
+      }
+      expect((await as(`/v1/orders/${mine.id}/fulfillments/${mine.fulfillment.id}`)).status).toBe(
+        200,
+      );
+      expect((await as(`/v1/orders/${mine.id}/refunds/${mine.refund.id}`)).status).toBe(200);
+      const own = await as(`/v1/customers/me/orders/${mine.id}`);
+      expect(own.headers.etag).toBe(`"${own.body.version}"`);
+
+      const foreign = await Promise.all([
+        as(`/v1/customers/me/orders/${theirs.id}/fulfillments`),
+        as(`/v1/customers/me/orders/${theirs.id}/refunds`),
+        as(`/v1/orders/${theirs.id}/fulfillments`),
+        as(`/v1/orders/${theirs.id}/refunds`),
+        as(`/v1/orders/${theirs.id}/fulfillments/${theirs.fulfillment.id}`),
+        as(`/v1/orders/${theirs.id}/refunds/${theirs.refund.id}`),
+      ]);
+      expect(foreign.map((r) => [r.status, r.body.error])).toEqual(
+        foreign.map(() => [404, 'not_found']),
+      );
+      const write = await t.http
+        .post(`/v1/orders/${mine.id}/refunds`)
+        .set('authorization', `Bearer ${ada.session}`)
+        .send({ amount: 1 });
+      expect([write.status, write.body.error]).toEqual([403, 'scope_denied']);
+    });
+  });
+
   describe('isolation', () => {
     it('another tenant’s order is 404 on every new route', async () => {
       const theirs = await paid(other);

@@ -154,8 +154,18 @@ export function expectContractResponse(request: HostileRequest, response: Respon
     fail('error body is not a JSON object');
   }
   const error = body as Record<string, unknown>;
-  const extra = Object.keys(error).filter((key) => !ERROR_KEYS.has(key));
+  // 412 precondition_failed alone adds the version If-Match should have named (CONTRACT 1).
+  const allowed = (key: string) =>
+    ERROR_KEYS.has(key) || (key === 'current_version' && error.error === 'precondition_failed');
+  const extra = Object.keys(error).filter((key) => !allowed(key));
   if (extra.length > 0) fail(`error body has other keys: ${extra.join(', ')}`);
+  if (error.error === 'precondition_failed') {
+    const version = error.current_version;
+    if (!Number.isSafeInteger(version) || (version as number) < 1) {
+      fail('412 without a positive integer `current_version`');
+    }
+    if (response.headers.etag !== `"${String(version)}"`) fail('412 without the current ETag');
+  }
   if (typeof error.error !== 'string' || !/^[a-z_]+$/.test(error.error)) {
     fail('`error` is not a snake_case string');
   }

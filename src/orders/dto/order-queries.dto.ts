@@ -228,7 +228,13 @@ export function ApiMetadataFilter(): MethodDecorator {
       required: false,
       style: 'deepObject',
       explode: true,
-      schema: { type: 'object', additionalProperties: { type: 'string', maxLength: 500 } },
+      schema: {
+        type: 'object',
+        additionalProperties: { type: 'string', maxLength: 500 },
+        // Empty: /docs would otherwise pre-fill `metadata[additionalProp1]=string`, which
+        // finds nothing ("Try it out" on the demo data must find its orders).
+        example: {},
+      },
       description: `\`metadata[KEY]=VALUE\`: orders whose metadata holds KEY with exactly VALUE; up to ${MAX_METADATA_FILTERS} keys, all must hold`,
     }),
   );
