@@ -134,6 +134,7 @@ describe('order operations', () => {
       const malformed = await t.http.get(path).set(auth(shop)).set('if-none-match', 'abc');
       expect(malformed.status).toBe(400);
       expect(malformed.body.error).toBe('validation_failed');
+      expect(malformed.headers.etag).toBeUndefined();
     });
   });
 
@@ -818,6 +819,47 @@ describe('order operations', () => {
         .set('authorization', `Bearer ${ada.session}`)
         .send({ amount: 1 });
       expect([write.status, write.body.error]).toEqual([403, 'scope_denied']);
+    });
+
+    it('filter their own order list by tag and metadata on both paths, never seeing another’s', async () => {
+      const suffix = Date.now().toString(36);
+      const ada = await customer(`ada-f-${suffix}@example.com`);
+      const bob = await customer(`bob-f-${suffix}@example.com`);
+      const orderOf = async (who: { id: number }, body: object) => {
+        const created = await t.http
+          .post('/v1/orders')
+          .set(auth(shop))
+          .send({
+            customer: { id: who.id, name: 'Ada', email: 'x@example.com' },
+            shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
+            items: [{ product_id: shop.products[0], quantity: 1 }],
+          });
+        const id = created.body.id as number;
+        await t.http.patch(`/v1/orders/${id}`).set(auth(shop)).send(body);
+        return id;
+      };
+      const labelled = { tags: [`gift-${suffix}`], metadata: { channel: suffix } };
+      const adaLabelled = await orderOf(ada, labelled);
+      await orderOf(ada, { tags: ['other'] });
+      await orderOf(bob, labelled);
+      for (const base of ['/v1/customers/me/orders', '/v1/orders']) {
+        for (const query of [`tag=GIFT-${suffix}`, `metadata[channel]=${suffix}`]) {
+          const res = await t.http
+            .get(`${base}?${query}`)
+            .set('authorization', `Bearer ${ada.session}`);
+          expect({
+            base,
+            query,
+            status: res.status,
+            ids: res.body.data?.map((o: { id: number }) => o.id),
+          }).toEqual({
+            base,
+            query,
+            status: 200,
+            ids: [adaLabelled],
+          });
+        }
+      }
     });
   });
 

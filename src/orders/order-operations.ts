@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
-import { canTransition, ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
+import { ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
 
 /** How much of an order has shipped (docs/BEHAVIOUR.md#order-operations). */
 export const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const;
@@ -182,12 +182,6 @@ export function planRefund(
   const refundedMinor = order.refunded_minor + amount;
   const moves: StatusMove[] = refundedMinor === order.total_minor ? [toRefunded(order)] : [];
   return { lines, amountMinor: amount, refundedMinor, moves };
-}
-
-/** A plain status change along the graph: only the moves no operation stands for. */
-export function checkPlainMove(from: OrderStatus, to: OrderStatus): StatusMove {
-  if (!canTransition(from, to)) throw invalidTransition(from, to);
-  return { from, to };
 }
 
 function toRefunded(order: OrderFigures): StatusMove {

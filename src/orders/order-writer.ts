@@ -53,8 +53,6 @@ export interface ChangedOrder<R = undefined> {
   order: OrderDto;
   /** The fulfillment or refund the change recorded. */
   record: R;
-  /** False for a no-op: nothing was written, `version` is unchanged. */
-  changed: boolean;
 }
 
 /** PostgreSQL's name for the orders → customers foreign key. */
@@ -116,7 +114,7 @@ export class OrderWriter {
     const items = current.items ?? [];
     const decided = plan(current);
     if (decided === undefined) {
-      return { order: toOrderDto(current, items), record: undefined as R, changed: false };
+      return { order: toOrderDto(current, items), record: undefined as R };
     }
     const lines = decided.lines ?? [];
     const saved = await this.orders.saveChange(
@@ -136,7 +134,7 @@ export class OrderWriter {
     }
     events.push(...statusEvents(order, decided.moves));
     await this.events.append(db, events);
-    return { order, record: record as R, changed: true };
+    return { order, record: record as R };
   }
 
   /** Events of an order written beside a change that is not one of the order (new tracking). */

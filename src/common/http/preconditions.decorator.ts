@@ -37,8 +37,10 @@ export function conditionalRead<T extends { version: number }>(
   resource: T,
   ifNoneMatch: string | undefined,
 ): T | undefined {
+  // Parsed first: a malformed header is a 400 that carries no ETag.
+  const hit = noneMatchHits(ifNoneMatch, resource.version);
   withETag(reply, resource);
-  if (!noneMatchHits(ifNoneMatch, resource.version)) return resource;
+  if (!hit) return resource;
   void reply.code(304);
   return undefined;
 }
