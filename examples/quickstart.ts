@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const products = ok('list products', await app.GET('/v1/products', { params: { query: {} } }));
   const product = products.data.find((p) => p.active);
   if (!product) throw new Error('the tenant has no active product to order');
-  console.log(`products: ${products.meta.total}; ordering 2 × ${product.sku} (${product.price})`);
+  console.log(`products: ${products.data.length}; ordering 2 × ${product.sku} (${product.price})`);
 
   const run = Date.now().toString(36);
   const email = `ada-${run}@example.com`;

@@ -32,6 +32,11 @@ const TABLES = [
   'webhook_endpoints',
 ];
 
+/** The migrations after the order-operations ones, undone and run again by its test. */
+const LATER_THAN_ORDER_OPERATIONS = [
+  'ProductInventory1767000000000',
+  'ProductInventoryIndexes1767000000001',
+];
 describe('migrations', () => {
   let dataSource: DataSource;
   beforeAll(async () => {
@@ -109,9 +114,15 @@ describe('migrations', () => {
   });
 
   it('order operations: existing orders read as version 1, their lines numbered, legacy statuses given their state', async () => {
-    // Back to before the two order-operations migrations, with orders written then.
-    await dataSource.undoLastMigration({ transaction: 'each' });
-    await dataSource.undoLastMigration({ transaction: 'each' });
+    // Back to before the order-operations migrations (and the product-inventory ones after
+    // them), with orders written then.
+    for (let undone = 0; undone < LATER_THAN_ORDER_OPERATIONS.length + 2; undone++) {
+      await dataSource.undoLastMigration({ transaction: 'each' });
+    }
+    const [legacyProduct] = await dataSource.query(
+      `INSERT INTO products (tenant_id, sku, name, price_minor)
+       SELECT id, 'LEGACY', 'Legacy', 100 FROM tenants ORDER BY id LIMIT 1 RETURNING tenant_id, id`,
+    );
     const [tenant] = await dataSource.query(
       `INSERT INTO tenants (name, currency) VALUES ('Legacy', 'EUR') RETURNING id`,
     );
@@ -151,7 +162,19 @@ describe('migrations', () => {
     expect(await runMigrations(dataSource)).toEqual([
       'OrderOperations1766000000000',
       'OrderOperationsBackfill1766000000001',
+      ...LATER_THAN_ORDER_OPERATIONS,
     ]);
+    // Products and lines of before stock: untracked at version 1, holding nothing.
+    const [product] = await dataSource.query(
+      `SELECT inventory_tracked, available::int, version FROM products WHERE tenant_id = $1 AND id = $2`,
+      [legacyProduct.tenant_id, legacyProduct.id],
+    );
+    expect(product).toEqual({ inventory_tracked: false, available: 0, version: 1 });
+    const held: Array<{ stock_held: number }> = await dataSource.query(
+      `SELECT DISTINCT stock_held FROM order_items WHERE tenant_id = $1`,
+      [tenant.id],
+    );
+    expect(held).toEqual([{ stock_held: 0 }]);
     const orders: Array<Record<string, unknown>> = await dataSource.query(
       `SELECT id::int, version, fulfillment_status, refunded_minor::int, cancel_reason,
          cancelled_at, tags, metadata, note FROM orders WHERE tenant_id = $1 ORDER BY id`,

@@ -3,9 +3,9 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { currentAdmin } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
-import { fromMinorUnits } from '../common/money.js';
 import { parseProductCsv } from '../products/product-csv.js';
 import { parseProductInput } from '../products/product-input.js';
+import { toProductDto } from '../products/product.mapper.js';
 import { ProductsService } from '../products/products.service.js';
 import {
   AdminCommand,
@@ -20,6 +20,7 @@ interface CreateOptions extends JsonOption {
   sku?: string;
   name?: string;
   price?: string;
+  stock?: string;
 }
 
 @SubCommand({ name: 'create', description: 'add a product to a tenant catalog' })
@@ -34,19 +35,15 @@ export class ProductCreateCommand extends AdminCommand<CreateOptions> {
       sku: options.sku!,
       name: options.name!,
       price: options.price!,
+      stock: options.stock,
     });
     if ('errors' in input) throw new AppError('validation_failed', input.errors.join('; '));
     const tenantId = positiveInt('tenant', options.tenant!);
-    const p = await this.products.create(currentAdmin(), tenantId, input);
-    const json = {
-      id: p.id,
-      tenant_id: tenantId,
-      sku: p.sku,
-      name: p.name,
-      price: fromMinorUnits(p.price_minor),
-      active: p.active,
-    };
-    return { json, text: `product ${p.id} created (${p.sku})` };
+    const p = await this.products.createAsAdmin(currentAdmin(), tenantId, input);
+    const json: Record<string, unknown> = { tenant_id: tenantId };
+    Object.assign(json, toProductDto(p));
+    const stock = p.inventory_tracked ? `, ${p.available} in stock` : '';
+    return { json, text: `product ${p.id} created (${p.sku}${stock})` };
   }
 
   @Option({ flags: '--tenant <id>' })
@@ -65,6 +62,10 @@ export class ProductCreateCommand extends AdminCommand<CreateOptions> {
   parsePrice(value: string): string {
     return value;
   }
+  @Option({ flags: '--stock <count>', description: 'track stock, with this many available' })
+  parseStock(value: string): string {
+    return value;
+  }
 }
 
 interface ImportOptions extends JsonOption {
@@ -74,7 +75,7 @@ interface ImportOptions extends JsonOption {
 
 @SubCommand({
   name: 'import',
-  description: 'upsert products by sku from a CSV (sku,name,price[,active])',
+  description: 'upsert products by sku from a CSV (sku,name,price[,active][,stock])',
 })
 export class ProductImportCommand extends AdminCommand<ImportOptions> {
   constructor(private readonly products: ProductsService) {
@@ -103,7 +104,7 @@ export class ProductImportCommand extends AdminCommand<ImportOptions> {
       const json = { tenant_id: tenantId, rows: csv.rows.length, ...result };
       return {
         json,
-        text: `${csv.rows.length} rows: ${result.inserted} inserted, ${result.updated} updated`,
+        text: `${csv.rows.length} rows: ${result.inserted} inserted, ${result.updated} updated, ${result.unchanged} unchanged`,
       };
     } finally {
       bar.stop();

@@ -15,9 +15,11 @@ export const SCHEMES = {
 /** What each scope grants (docs/BEHAVIOUR.md#scopes), shown in the "Authorize" dialog. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'orders:read': 'List and read every order of the tenant, and an order’s timeline',
-  'orders:write': 'Create orders and change their status',
+  'orders:write':
+    'Create orders, change them (status, PATCH) and record cancels, fulfillments and refunds',
   'marketplace:import': 'Queue marketplace orders for import and read an import’s status',
   'products:read': 'List and read the catalog',
+  'products:write': 'Create and change products, and receive, correct or count their stock',
   'customer:auth': 'Register customers and log them in (customer sessions)',
   'customer:manage': 'Create email-verification and password-reset tickets',
   'customer:read': 'Passed on to customer sessions: the customer’s profile, password and logout',

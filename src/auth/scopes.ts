@@ -4,6 +4,7 @@ export const APP_SCOPES = [
   'orders:write',
   'marketplace:import',
   'products:read',
+  'products:write',
   'customer:auth',
   'customer:manage',
   'customer:read',

@@ -8,6 +8,7 @@ export type AppScope =
   | 'orders:write'
   | 'marketplace:import'
   | 'products:read'
+  | 'products:write'
   | 'customer:auth'
   | 'customer:manage'
   | 'customer:read'

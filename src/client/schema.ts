@@ -115,11 +115,15 @@ export interface paths {
     };
     /**
      * List the tenant's catalog, by id
-     * @description Every product of the tenant, inactive ones included (see `active`), in ascending `id` order, by `page` and `limit` with an exact `meta.total`; prices are in the tenant currency. Needs an app token with `products:read`.
+     * @description Every product of the tenant, inactive ones included (see `active`), in ascending `id` order. Page mode (`page`, `limit`, exact `meta.total`) or cursor mode (`cursor` from `meta.next_cursor`, which carries the filters): a walk by cursor sees every product that existed when it started exactly once. Filters: `sku` (exact), `active`, `updated_after` (any change, stock included). Needs an app token with `products:read`.
      */
     get: operations['ProductsController_list'];
     put?: never;
-    post?: never;
+    /**
+     * Create a product
+     * @description A new product of the tenant’s catalog, in the tenant currency; with `inventory` it tracks stock from the start. Records `product.created`. Needs an app token with `products:write`.
+     */
+    post: operations['ProductsController_create'];
     delete?: never;
     options?: never;
     head?: never;
@@ -135,11 +139,35 @@ export interface paths {
     };
     /**
      * Read one product
-     * @description A product of the tenant’s catalog, active or not; a product of another tenant is 404. Needs an app token with `products:read`.
+     * @description A product of the tenant’s catalog, active or not, with its stock and `ETag`; a product of another tenant is 404. Needs an app token with `products:read`.
      */
     get: operations['ProductsController_get'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the name, price or active state of a product
+     * @description Orders placed from now on take the new price; existing orders keep theirs. A change bumps `version` and records `product.updated` naming the changed fields; a `PATCH` that changes nothing answers 200 and writes nothing. Needs an app token with `products:write`.
+     */
+    patch: operations['ProductsController_patch'];
+    trace?: never;
+  };
+  '/v1/products/{id}/inventory': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive, correct or count stock
+     * @description `{adjustment: N}` adds N to `available` (a delivery; negative for a correction, which may leave it below 0), `{available: N}` sets a count (N ≥ 0). The first call turns `inventory.tracked` on. Records `product.inventory_changed` with reason `adjustment`. Send an Idempotency-Key: an adjustment repeated by a retry would count twice. Needs an app token with `products:write`.
+     */
+    post: operations['ProductsController_inventory'];
     delete?: never;
     options?: never;
     head?: never;
@@ -849,7 +877,7 @@ export interface components {
        */
       client_secret?: string;
       /**
-       * @description Space-separated, each approved for the app: orders:read, orders:write, marketplace:import, products:read, customer:auth, customer:manage, customer:read, order:read, events:read, webhooks:read, webhooks:write
+       * @description Space-separated, each approved for the app: orders:read, orders:write, marketplace:import, products:read, products:write, customer:auth, customer:manage, customer:read, order:read, events:read, webhooks:read, webhooks:write
        * @example orders:read products:read
        */
       scope: string;
@@ -881,6 +909,12 @@ export interface components {
       field: string;
       /** @example must not be less than 1 */
       message: string;
+      /** @description `insufficient_stock` only: the short product */
+      product_id?: number;
+      /** @description `insufficient_stock` only: the units of the product the order asks for */
+      requested?: number;
+      /** @description `insufficient_stock` only: the units available */
+      available?: number;
     };
     ErrorResponseDto: {
       /**
@@ -902,6 +936,7 @@ export interface components {
         | 'email_taken'
         | 'idempotency_key_in_use'
         | 'invalid_transition'
+        | 'sku_taken'
         | 'cursor_expired'
         | 'precondition_failed'
         | 'payload_too_large'
@@ -910,6 +945,7 @@ export interface components {
         | 'expectation_failed'
         | 'idempotency_key_reused'
         | 'unknown_product'
+        | 'insufficient_stock'
         | 'exceeds_refundable'
         | 'exceeds_unfulfilled'
         | 'unknown_customer'
@@ -925,6 +961,55 @@ export interface components {
        * @example 9ab83642-4ec7-4399-a34d-5056e4e44b1d
        */
       request_id?: string;
+    };
+    PageWithCursorMeta: {
+      /** @example 1 */
+      page: number;
+      /** @example 20 */
+      limit: number;
+      /** @example 137 */
+      total: number;
+      /**
+       * @description ceil(total / limit)
+       * @example 7
+       */
+      total_pages: number;
+      /**
+       * @description Pass as `cursor` to continue after this page; null when nothing can follow
+       * @example eyJ2IjoxLCJzIjoiLWNyZWF0ZWRfYXQiLCJmIjp7fSwiayI6IjIwMjYtMTEtMjNUMTA6MTU6MDAuMDAwMDAwWiIsImkiOjQyfQ
+       */
+      next_cursor: string | null;
+      /**
+       * @description More items follow this page now
+       * @example true
+       */
+      has_more: boolean;
+    };
+    CursorMeta: {
+      /** @example 20 */
+      limit: number;
+      /**
+       * @description Pass as `cursor` to continue after this page; null when nothing can follow
+       * @example eyJ2IjoxLCJzIjoiLWNyZWF0ZWRfYXQiLCJmIjp7fSwiayI6IjIwMjYtMTEtMjNUMTA6MTU6MDAuMDAwMDAwWiIsImkiOjQyfQ
+       */
+      next_cursor: string | null;
+      /**
+       * @description More items follow this page now
+       * @example true
+       */
+      has_more: boolean;
+    };
+    InventoryDto: {
+      /**
+       * @description Whether orders take stock of this product (turned on by the first `POST /v1/products/{id}/inventory`); an untracked product is never short
+       * @example true
+       */
+      tracked: boolean;
+      /**
+       * @description Units that can still be sold. Orders through the API never take it below 0; marketplace imports (sold elsewhere already) may: a negative value is the oversold signal
+       * @example 12
+       */
+      available: number;
     };
     ProductDto: {
       /** @example 1 */
@@ -945,23 +1030,79 @@ export interface components {
        * @example true
        */
       active: boolean;
-    };
-    PageMeta: {
-      /** @example 1 */
-      page: number;
-      /** @example 20 */
-      limit: number;
-      /** @example 137 */
-      total: number;
+      inventory: components['schemas']['InventoryDto'];
       /**
-       * @description ceil(total / limit)
-       * @example 7
+       * @description 1 at creation, + 1 for every change of the product (its stock included); the `ETag` is this version in quotes
+       * @example 3
        */
-      total_pages: number;
+      version: number;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description Moves with `version`
+       * @example 2026-11-23T10:20:00.000Z
+       */
+      updated_at: string;
     };
     ProductPageDto: {
       data: components['schemas']['ProductDto'][];
-      meta: components['schemas']['PageMeta'];
+      /** @description Without `cursor` (page mode): `page`, `limit`, exact `total`, `total_pages`, `next_cursor`, `has_more`. With `cursor`: `limit`, `next_cursor`, `has_more`. */
+      meta: components['schemas']['PageWithCursorMeta'] | components['schemas']['CursorMeta'];
+    };
+    NewInventoryDto: {
+      /**
+       * @description Whether orders take stock of the product
+       * @example true
+       */
+      tracked: boolean;
+      /** @default 0 */
+      available: number;
+    };
+    CreateProductDto: {
+      /** @example TSHIRT-BLK-M */
+      sku: string;
+      /** @example T-shirt, black, M */
+      name: string;
+      /**
+       * @description In the tenant currency, ≥ 0, at most 2 decimals
+       * @example 19.99
+       */
+      price: number;
+      /** @default true */
+      active: boolean;
+      /** @description Left out: not tracked (never short) until the first inventory call */
+      inventory?: components['schemas']['NewInventoryDto'];
+    };
+    PatchProductDto: {
+      name?: string;
+      /**
+       * @description The price of new orders (existing orders keep theirs); ≥ 0, at most 2 decimals
+       * @example 17.5
+       */
+      price?: number;
+      /** @description Inactive products cannot be ordered */
+      active?: boolean;
+    };
+    InventoryChangeDto: {
+      /**
+       * @description Added to `available` (a delivery, or a negative count correction; may leave it below 0). Exactly one of `adjustment` and `available`
+       * @example 24
+       */
+      adjustment?: number;
+      /**
+       * @description A count: `available` becomes this. Exactly one of `adjustment` and `available`
+       * @example 40
+       */
+      available?: number;
+      /**
+       * @description Why (a delivery note, a count): carried by the event as `data.note`
+       * @example Delivery 2026-11-27
+       */
+      reason?: string;
     };
     OrderCustomerInput: {
       /**
@@ -1165,43 +1306,6 @@ export interface components {
        */
       updated_at: string;
     };
-    PageWithCursorMeta: {
-      /** @example 1 */
-      page: number;
-      /** @example 20 */
-      limit: number;
-      /** @example 137 */
-      total: number;
-      /**
-       * @description ceil(total / limit)
-       * @example 7
-       */
-      total_pages: number;
-      /**
-       * @description Pass as `cursor` to continue after this page; null when nothing can follow
-       * @example eyJ2IjoxLCJzIjoiLWNyZWF0ZWRfYXQiLCJmIjp7fSwiayI6IjIwMjYtMTEtMjNUMTA6MTU6MDAuMDAwMDAwWiIsImkiOjQyfQ
-       */
-      next_cursor: string | null;
-      /**
-       * @description More items follow this page now
-       * @example true
-       */
-      has_more: boolean;
-    };
-    CursorMeta: {
-      /** @example 20 */
-      limit: number;
-      /**
-       * @description Pass as `cursor` to continue after this page; null when nothing can follow
-       * @example eyJ2IjoxLCJzIjoiLWNyZWF0ZWRfYXQiLCJmIjp7fSwiayI6IjIwMjYtMTEtMjNUMTA6MTU6MDAuMDAwMDAwWiIsImkiOjQyfQ
-       */
-      next_cursor: string | null;
-      /**
-       * @description More items follow this page now
-       * @example true
-       */
-      has_more: boolean;
-    };
     OrderPageDto: {
       data: components['schemas']['OrderDto'][];
       /** @description Without `cursor` (page mode): `page`, `limit`, exact `total`, `total_pages`, `next_cursor`, `has_more`. With `cursor`: `limit`, `next_cursor`, `has_more` (no count, so every page costs the same). */
@@ -1380,6 +1484,9 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'product.created'
+        | 'product.updated'
+        | 'product.inventory_changed'
         | 'app.secret_rotated'
         | 'app.scopes_changed'
         | 'app.deactivated'
@@ -1412,6 +1519,9 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'product.created'
+        | 'product.updated'
+        | 'product.inventory_changed'
         | 'app.secret_rotated'
         | 'app.scopes_changed'
         | 'app.deactivated'
@@ -1462,6 +1572,9 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'product.created'
+        | 'product.updated'
+        | 'product.inventory_changed'
         | 'app.secret_rotated'
         | 'app.scopes_changed'
         | 'app.deactivated'
@@ -1510,6 +1623,9 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'product.created'
+        | 'product.updated'
+        | 'product.inventory_changed'
         | 'app.secret_rotated'
         | 'app.scopes_changed'
         | 'app.deactivated'
@@ -1549,6 +1665,9 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'product.created'
+        | 'product.updated'
+        | 'product.inventory_changed'
         | 'app.secret_rotated'
         | 'app.scopes_changed'
         | 'app.deactivated'
@@ -1585,6 +1704,19 @@ export interface components {
        * @example 2026-11-23T10:15:00.000Z
        */
       created_at: string;
+    };
+    PageMeta: {
+      /** @example 1 */
+      page: number;
+      /** @example 20 */
+      limit: number;
+      /** @example 137 */
+      total: number;
+      /**
+       * @description ceil(total / limit)
+       * @example 7
+       */
+      total_pages: number;
     };
     WebhookDeliveryPageDto: {
       data: components['schemas']['WebhookDeliveryDto'][];
@@ -1964,6 +2096,91 @@ export interface components {
       /** @description The new customer */
       data: components['schemas']['CustomerCreatedData'];
     };
+    ProductEventData: {
+      object: components['schemas']['ProductDto'];
+    };
+    ProductCreatedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'product.created';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description The new product (API, CLI or import) */
+      data: components['schemas']['ProductEventData'];
+    };
+    ProductUpdatedData: {
+      object: components['schemas']['ProductDto'];
+      /**
+       * @description The fields the change set to a new value
+       * @example [
+       *       "price"
+       *     ]
+       */
+      changed: ('name' | 'price' | 'active')[];
+    };
+    ProductUpdatedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'product.updated';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description The product after a change of its name, price or active state, and the fields changed */
+      data: components['schemas']['ProductUpdatedData'];
+    };
+    InventoryChangedData: {
+      object: components['schemas']['ProductDto'];
+      /**
+       * @description `inventory.available` before
+       * @example 3
+       */
+      previous_available: number;
+      /**
+       * @description What moved the stock
+       * @example order
+       * @enum {string}
+       */
+      reason: 'order' | 'cancellation' | 'refund' | 'import' | 'adjustment';
+      /**
+       * @description The order that took or gave back the stock (null for an adjustment)
+       * @example 1042
+       */
+      order_id: number | null;
+      /**
+       * @description Adjustments only: the `reason` the inventory call gave (null when none)
+       * @example Delivery 2026-11-27
+       */
+      note?: string | null;
+    };
+    ProductInventoryChangedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'product.inventory_changed';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description The product after its stock moved, with `available` before and why; an order over several products writes one per product */
+      data: components['schemas']['InventoryChangedData'];
+    };
     AppViewDto: {
       /** @example 5 */
       id: number;
@@ -2121,6 +2338,9 @@ export interface components {
       | components['schemas']['RefundCreatedEvent']
       | components['schemas']['MarketplaceImportFailedEvent']
       | components['schemas']['CustomerCreatedEvent']
+      | components['schemas']['ProductCreatedEvent']
+      | components['schemas']['ProductUpdatedEvent']
+      | components['schemas']['ProductInventoryChangedEvent']
       | components['schemas']['AppSecretRotatedEvent']
       | components['schemas']['AppScopesChangedEvent']
       | components['schemas']['AppDeactivatedEvent']
@@ -2430,8 +2650,17 @@ export interface operations {
   ProductsController_list: {
     parameters: {
       query?: {
+        /** @description Page mode (with `meta.total`); not combinable with `cursor` */
         page?: number;
         limit?: number;
+        /** @description A `meta.next_cursor` from an earlier page: the walk continues after it, with its filters (omit them, or repeat them unchanged) */
+        cursor?: string;
+        /** @description Exactly this sku */
+        sku?: string;
+        /** @description Only active or inactive ones */
+        active?: 'true' | 'false';
+        /** @description Products changed (stock included) at or after this instant */
+        updated_after?: string;
       };
       header?: never;
       path?: never;
@@ -2450,7 +2679,7 @@ export interface operations {
           'application/json': components['schemas']['ProductPageDto'];
         };
       };
-      /** @description `validation_failed`: page or limit out of range or malformed (never clamped); `invalid_request`: malformed JSON body or URL */
+      /** @description `validation_failed`: page, limit or a filter malformed or out of range (never clamped); a cursor not from this list, combined with page, or with other filters; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2505,10 +2734,126 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  ProductsController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1–255 printable ASCII characters (or the structured-field quoted form). A retry with the same key and body replays the stored response with `Idempotent-Replayed: true`; keys live 24 h per (app, method, route). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateProductDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description /v1/products/{id} */
+          Location?: string;
+          /** @description "<version>" of the product: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductDto'];
+        };
+      };
+      /** @description `validation_failed`: malformed body or Idempotency-Key; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `products:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `idempotency_key_in_use`: the first request with this key is still running; `sku_taken`: the tenant already has a product with this sku */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `idempotency_key_reused`: the key was used with another body */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   ProductsController_get: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The `ETag` of the copy the client holds: 304 without a body while it is current */
+        'If-None-Match'?: string;
+      };
       path: {
         id: number;
       };
@@ -2519,6 +2864,8 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the product: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
@@ -2527,7 +2874,17 @@ export interface operations {
           'application/json': components['schemas']['ProductDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
+      /** @description The product is still at the version named */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `validation_failed`: id is not a positive integer, or a malformed If-None-Match; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2567,6 +2924,257 @@ export interface operations {
       };
       /** @description `not_found`: no such product in this tenant */
       404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  ProductsController_patch: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the product's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PatchProductDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the product: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductDto'];
+        };
+      };
+      /** @description `validation_failed`: an unknown field, a bound broken, or a malformed If-Match; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `products:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown or another tenant's product */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match names another version of the product (nothing is written) */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  ProductsController_inventory: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description "<version>" (the `ETag`) or *: written only while the product's version is one of those named, else 412 `precondition_failed` and nothing is written */
+        'If-Match'?: string;
+        /** @description 1–255 printable ASCII characters (or the structured-field quoted form). A retry with the same key and body replays the stored response with `Idempotent-Replayed: true`; keys live 24 h per (app, method, route). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['InventoryChangeDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description "<version>" of the product: `If-Match` on a write, `If-None-Match` on a read */
+          ETag?: string;
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductDto'];
+        };
+      };
+      /** @description `validation_failed`: not exactly one of adjustment and available, a bound broken, or a malformed If-Match or Idempotency-Key; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `products:write` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `not_found`: unknown or another tenant's product */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `idempotency_key_in_use`: the first request with this key is still running */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `precondition_failed`: If-Match names another version of the product (nothing is written) */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `idempotency_key_reused`: the key was used with another body */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
@@ -4092,7 +4700,7 @@ export interface operations {
         /** @description A `next_cursor` from an earlier page: the feed continues just after it. Without it: from the oldest retained event. */
         after?: string;
         limit?: number;
-        /** @description Comma-separated event types to keep (order.created, order.status_changed, order.updated, fulfillment.created, fulfillment.updated, refund.created, marketplace_import.failed, customer.created, app.secret_rotated, app.scopes_changed, app.deactivated, app.activated, token.revoked, endpoint.disabled); a cursor is a place in the whole feed, so the filter may change between pages */
+        /** @description Comma-separated event types to keep (order.created, order.status_changed, order.updated, fulfillment.created, fulfillment.updated, refund.created, marketplace_import.failed, customer.created, product.created, product.updated, product.inventory_changed, app.secret_rotated, app.scopes_changed, app.deactivated, app.activated, token.revoked, endpoint.disabled); a cursor is a place in the whole feed, so the filter may change between pages */
         types?: string;
       };
       header?: never;

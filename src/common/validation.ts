@@ -10,6 +10,24 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { hasCharLength } from './char-length.js';
+import { isRfc3339DateTime } from './rfc3339.js';
+
+/** What a date-time parameter looks like, for messages and examples. */
+export const INSTANT_EXAMPLE = '2026-01-02T03:04:05.123456+02:00';
+
+/** A strict RFC 3339 date-time (rfc3339.ts). */
+export function IsDateTime(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'rfc3339',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: `must be an RFC 3339 date-time such as ${INSTANT_EXAMPLE} (at most 6 fractional digits)`,
+      },
+      validator: { validate: isRfc3339DateTime },
+    });
+}
 
 /** A nested object validated as `type` (arrays, strings and null refused). */
 export function NestedObject(type: () => ClassType): PropertyDecorator {

@@ -8,6 +8,9 @@ import { OrderCatalogRepository } from '../orders/order-catalog.repository.js';
 import { orderDraft } from '../orders/order-draft.js';
 import { OrderWriter } from '../orders/order-writer.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
+import { stockDelta } from '../orders/order-stock.js';
+import { inventoryChanged } from '../products/product-events.js';
+import { StockRepository } from '../products/stock.repository.js';
 import { toStatusDto } from './import-status.mapper.js';
 import type { ImportOrderDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
@@ -27,6 +30,7 @@ export class ImportProcessor {
     private readonly orders: OrdersRepository,
     private readonly catalog: OrderCatalogRepository,
     private readonly events: OutboxRepository,
+    private readonly stock: StockRepository,
   ) {}
 
   /** True when this attempt imported the order; false when there was nothing left to do. */
@@ -67,25 +71,41 @@ export class ImportProcessor {
     });
   }
 
-  /** Payload prices and names, tenant currency, pending; customer by id or email, products by sku. */
+  /**
+   * Payload prices and names, tenant currency, pending; customer by id or email; each line's
+   * product by its `product_id` when the tenant has it, else by sku. The order takes the
+   * stock of its tracked products, below zero if need be: it was sold elsewhere already.
+   */
   private async createOrder(
     tenant: TenantSql,
     p: ImportOrderDto,
     appId: number | null,
   ): Promise<number> {
-    const productBySku = await this.catalog.productIdsBySku(
+    const catalog = await this.catalog.productsByIdOrSku(
       tenant,
+      p.items.flatMap((i) => (i.product_id === undefined ? [] : [i.product_id])),
       p.items.map((i) => i.sku),
     );
+    const productIds = p.items.map((item) =>
+      item.product_id !== undefined && catalog.ids.has(item.product_id)
+        ? item.product_id
+        : (catalog.bySku.get(item.sku) ?? null),
+    );
+    const moves = await this.stock.force(
+      tenant,
+      stockDelta(p.items.map((item, i) => ({ productId: productIds[i], quantity: item.quantity }))),
+    );
+    const held = new Set(moves.map((m) => m.product.id));
     const draft = orderDraft({
       customer: p.customer,
       shipping: p.shipping_address,
-      lines: p.items.map((item) => ({
-        productId: productBySku.get(item.sku) ?? null,
+      lines: p.items.map((item, i) => ({
+        productId: productIds[i],
         sku: item.sku,
         name: item.name,
         quantity: item.quantity,
         unitPriceMinor: toMinorUnits(item.unit_price)!,
+        stockHeld: productIds[i] !== null && held.has(productIds[i]) ? item.quantity : 0,
       })),
       origin: {
         source: 'marketplace',
@@ -94,7 +114,10 @@ export class ImportProcessor {
       },
       appId,
     });
-    return (await this.writer.write(tenant, draft)).id;
+    const order = await this.writer.write(tenant, draft, (written) =>
+      inventoryChanged(moves, 'import', { orderId: written.id }),
+    );
+    return order.id;
   }
 }
 

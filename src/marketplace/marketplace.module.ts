@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
+import { ProductsModule } from '../products/products.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { ImportProcessor } from './import-processor.service.js';
 import { ImportWorker } from './import-worker.service.js';
@@ -10,7 +11,7 @@ import { ImportsRepository } from './imports.repository.js';
 import { ImportsService } from './imports.service.js';
 
 @Module({
-  imports: [QueueModule, IdempotencyModule, OrdersModule, OutboxModule],
+  imports: [QueueModule, IdempotencyModule, OrdersModule, OutboxModule, ProductsModule],
   controllers: [ImportsController],
   providers: [ImportsService, ImportsRepository, ImportProcessor, ImportWorker],
 })

@@ -1,5 +1,5 @@
 import { type Type } from '@nestjs/common';
-import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { AppViewDto } from '../apps/dto/app-view.dto.js';
 import { CustomerDto } from '../customers/dto/customer.dto.js';
 import { ImportStatusDto } from '../marketplace/dto/import-order.dto.js';
@@ -8,6 +8,8 @@ import { OrderDto } from '../orders/dto/order.dto.js';
 import { FulfillmentDto, RefundDto } from '../orders/operations/dto/operations-output.dto.js';
 import { PATCHED_FIELDS, type PatchedField } from '../orders/operations/order-patch.js';
 import { WebhookEndpointDto } from '../webhooks/dto/webhook-endpoint.dto.js';
+import { ProductDto } from '../products/dto/product.dto.js';
+import type { ProductField, StockReason } from '../products/product-events.js';
 import type { EventType } from '../outbox/event-types.js';
 
 /*
@@ -54,6 +56,45 @@ class ImportFailedData {
 
 class CustomerCreatedData {
   @ApiProperty({ type: CustomerDto }) object!: CustomerDto;
+}
+
+class ProductEventData {
+  @ApiProperty({ type: ProductDto }) object!: ProductDto;
+}
+
+class ProductUpdatedData extends ProductEventData {
+  @ApiProperty({
+    enum: ['name', 'price', 'active'],
+    isArray: true,
+    description: 'The fields the change set to a new value',
+    example: ['price'],
+  })
+  changed!: ProductField[];
+}
+
+class InventoryChangedData extends ProductEventData {
+  @ApiProperty({ type: 'integer', description: '`inventory.available` before', example: 3 })
+  previous_available!: number;
+  @ApiProperty({
+    enum: ['order', 'cancellation', 'refund', 'import', 'adjustment'],
+    description: 'What moved the stock',
+    example: 'order',
+  })
+  reason!: StockReason;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The order that took or gave back the stock (null for an adjustment)',
+    example: 1042,
+  })
+  order_id!: number | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Adjustments only: the `reason` the inventory call gave (null when none)',
+    example: 'Delivery 2026-11-27',
+  })
+  note?: string | null;
 }
 
 class AppEventData {
@@ -127,6 +168,21 @@ export const EVENT_SCHEMAS: Record<EventType, Type> = {
     'The import status document, failed for good',
   ),
   'customer.created': eventSchema('customer.created', CustomerCreatedData, 'The new customer'),
+  'product.created': eventSchema(
+    'product.created',
+    ProductEventData,
+    'The new product (API, CLI or import)',
+  ),
+  'product.updated': eventSchema(
+    'product.updated',
+    ProductUpdatedData,
+    'The product after a change of its name, price or active state, and the fields changed',
+  ),
+  'product.inventory_changed': eventSchema(
+    'product.inventory_changed',
+    InventoryChangedData,
+    'The product after its stock moved, with `available` before and why; an order over several products writes one per product',
+  ),
   'app.secret_rotated': eventSchema(
     'app.secret_rotated',
     AppEventData,

@@ -8,6 +8,8 @@ import {
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { type NewEvent, OutboxRepository } from '../outbox/outbox.repository.js';
 import type { OrderDraft } from './order-draft.js';
+import { inventoryChanged } from '../products/product-events.js';
+import { type StockDelta, StockRepository } from '../products/stock.repository.js';
 import type { StatusMove } from './order-operations.js';
 import { toOrderDto } from './order.mapper.js';
 import type { OrderDto } from './dto/order.dto.js';
@@ -42,6 +44,8 @@ export interface ChangePlan {
   record?: (db: TenantSql, order: OrderDto, saved: SavedChange) => Promise<RecordedChange>;
   /** Events that describe the change itself (`order.updated`), before the status moves'. */
   events?: (order: OrderDto) => NewEvent[];
+  /** Stock the change gives back (negative units per product), and why. */
+  stock?: { delta: StockDelta; reason: 'cancellation' | 'refund' };
 }
 
 export interface RecordedChange {
@@ -69,10 +73,18 @@ export class OrderWriter {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly events: OutboxRepository,
+    private readonly stock: StockRepository,
   ) {}
 
-  /** The order as the API shows it, mapped once: for its event and for the caller. */
-  async write(db: TenantSql, draft: OrderDraft): Promise<OrderDto> {
+  /**
+   * The order as the API shows it, mapped once: for its events and for the caller. `more`:
+   * events that need the new order (its stock's), written with `order.created`.
+   */
+  async write(
+    db: TenantSql,
+    draft: OrderDraft,
+    more?: (order: OrderDto) => NewEvent[],
+  ): Promise<OrderDto> {
     const { link } = draft;
     let written: WrittenOrder | undefined;
     try {
@@ -90,6 +102,7 @@ export class OrderWriter {
     const order = toOrderDto(written.order, written.items);
     await this.events.append(db, [
       { type: 'order.created', orderId: order.id, data: { object: order } },
+      ...(more?.(order) ?? []),
     ]);
     return order;
   }
@@ -133,6 +146,10 @@ export class OrderWriter {
       events.push(...recorded.events);
     }
     events.push(...statusEvents(order, decided.moves));
+    if (decided.stock && decided.stock.delta.size > 0) {
+      const moves = await this.stock.force(db, decided.stock.delta);
+      events.push(...inventoryChanged(moves, decided.stock.reason, { orderId: order.id }));
+    }
     await this.events.append(db, events);
     return { order, record: record as R };
   }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { ProductsModule } from '../products/products.module.js';
 import { OrderCatalogRepository } from './order-catalog.repository.js';
 import { OrderCountsCompactor } from './order-counts-compactor.service.js';
 import { OrderCountsRepository } from './order-counts.repository.js';
@@ -17,7 +18,7 @@ import { OrderOperationsService } from './operations/order-operations.service.js
 import { RefundsRepository } from './operations/refunds.repository.js';
 
 @Module({
-  imports: [IdempotencyModule, EventsModule],
+  imports: [IdempotencyModule, EventsModule, ProductsModule],
   controllers: [OrdersController, OrderOperationsController],
   providers: [
     OrdersService,

@@ -55,6 +55,8 @@ export interface ItemRow {
   total_minor: number;
   fulfilled_quantity: number;
   refunded_quantity: number;
+  /** Units held out of the product's stock (read for changes only: lockWithItems). */
+  stock_held?: number;
 }
 
 /** The parts of an order a change can move, besides its lines. */
@@ -71,8 +73,11 @@ export type OrderState = Pick<
   | 'metadata'
 >;
 
-/** A line's quantities after a change. */
-export type LineChange = Pick<ItemRow, 'id' | 'fulfilled_quantity' | 'refunded_quantity'>;
+/** A line's quantities after a change (`stock_held` left out: unchanged). */
+export type LineChange = Pick<
+  ItemRow,
+  'id' | 'fulfilled_quantity' | 'refunded_quantity' | 'stock_held'
+>;
 
 /** What the database set when it saved a change. */
 export interface SavedChange {
@@ -93,7 +98,7 @@ const COLUMNS = `id, version, status, fulfillment_status, currency, total_minor,
   updated_at`.split(/,\s*/);
 const ORDER_COLUMNS = COLUMNS.join(', ');
 const ITEM_COLUMNS = `id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor,
-  total_minor, fulfilled_quantity, refunded_quantity`;
+  total_minor, fulfilled_quantity, refunded_quantity, stock_held`;
 /** Qualified by `o`, for statements that read orders together with another relation. */
 export const O_COLUMNS = COLUMNS.map((c) => `o.${c}`).join(', ');
 const FIND_WITH_ITEMS = new Map<OrderScope['kind'], string>();
@@ -174,11 +179,12 @@ export class OrdersRepository {
          RETURNING *),
        i AS (
          INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name,
-           quantity, unit_price_minor, total_minor)
+           quantity, unit_price_minor, total_minor, stock_held)
          SELECT o.tenant_id, o.id, l.line_no, l.product_id, l.sku, l.name, l.quantity,
-           l.unit_price, l.total
+           l.unit_price, l.total, l.stock_held
          FROM o, unnest($19::smallint[], $20::bigint[], $21::text[], $22::text[], $23::int[],
-           $24::bigint[], $25::bigint[]) AS l(line_no, product_id, sku, name, quantity, unit_price, total)
+           $24::bigint[], $25::bigint[], $26::int[])
+           AS l(line_no, product_id, sku, name, quantity, unit_price, total, stock_held)
          RETURNING id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor,
            total_minor, fulfilled_quantity, refunded_quantity)
        SELECT row_to_json(o) AS order,
@@ -209,6 +215,7 @@ export class OrdersRepository {
         draft.lines.map((l) => l.quantity),
         draft.lines.map((l) => l.unitPriceMinor),
         draft.lines.map((l) => l.totalMinor),
+        draft.lines.map((l) => l.stockHeld ?? 0),
       ],
       true,
     );
@@ -256,8 +263,9 @@ export class OrdersRepository {
     const rows = await db.rows<SavedChange>(
       `WITH now AS (SELECT clock_timestamp() AS at),
        lines AS (
-         UPDATE order_items i SET fulfilled_quantity = d.fulfilled, refunded_quantity = d.refunded
-         FROM unnest($3::bigint[], $4::int[], $5::int[]) AS d(id, fulfilled, refunded)
+         UPDATE order_items i SET fulfilled_quantity = d.fulfilled, refunded_quantity = d.refunded,
+           stock_held = coalesce(d.held, i.stock_held)
+         FROM unnest($3::bigint[], $4::int[], $5::int[], $18::int[]) AS d(id, fulfilled, refunded, held)
          WHERE i.tenant_id = $1 AND i.order_id = $2 AND i.id = d.id),
        changed AS (
          UPDATE orders o SET status = $6, fulfillment_status = $7, refunded_minor = $8,
@@ -291,6 +299,7 @@ export class OrdersRepository {
         moves.map((m) => m.from),
         moves.map((m) => m.to),
         next.tags.map(tagKey),
+        lines.map((l) => l.stock_held ?? null),
       ],
     );
     return rows[0];

@@ -22,6 +22,9 @@ import { statusPlan } from './operations/change-plans.js';
 import { FulfillmentsRepository } from './operations/fulfillments.repository.js';
 import { actorOf } from './order-actor.js';
 import { RefundsRepository } from './operations/refunds.repository.js';
+import { inventoryChanged } from '../products/product-events.js';
+import { type StockMove, StockRepository } from '../products/stock.repository.js';
+import { insufficientStock, stockDelta } from './order-stock.js';
 
 @Injectable()
 export class OrdersService {
@@ -35,11 +38,13 @@ export class OrdersService {
     private readonly audit: AuditRepository,
     private readonly fulfillments: FulfillmentsRepository,
     private readonly refunds: RefundsRepository,
+    private readonly stock: StockRepository,
   ) {}
 
   /**
-   * Prices from the active catalog now; then the order writer's one statement. Joins an
-   * ambient unit of work (Idempotency-Key).
+   * Prices from the active catalog now; the stock of tracked products taken (all lines or
+   * none: 422 `insufficient_stock`, and the unit of work rolls back); then the order writer's
+   * one statement and the events. Joins an ambient unit of work (Idempotency-Key).
    */
   create(ctx: AppContext, dto: CreateOrderDto): Promise<OrderDto> {
     return this.transactions.run(async (db) => {
@@ -61,6 +66,17 @@ export class OrdersService {
           { details: unknown },
         );
       }
+      // Stock only when the catalog says a product tracks it: the untracked path stays as it was.
+      let moves: StockMove[] = [];
+      if (dto.items.some((item) => products.get(item.product_id)!.inventory_tracked)) {
+        const taken = await this.stock.take(
+          tenant,
+          stockDelta(dto.items.map((i) => ({ productId: i.product_id, quantity: i.quantity }))),
+        );
+        if ('shortages' in taken) throw insufficientStock(dto.items, taken.shortages);
+        moves = taken.moves;
+      }
+      const held = new Set(moves.map((m) => m.product.id));
       const draft = orderDraft({
         customer: dto.customer,
         shipping: dto.shipping_address,
@@ -72,12 +88,15 @@ export class OrdersService {
             name: product.name,
             quantity: item.quantity,
             unitPriceMinor: product.price_minor,
+            stockHeld: held.has(item.product_id) ? item.quantity : 0,
           };
         }),
         origin: { source: 'api' },
         appId: ctx.appId,
       });
-      return this.writer.write(tenant, draft);
+      return this.writer.write(tenant, draft, (order) =>
+        inventoryChanged(moves, 'order', { orderId: order.id }),
+      );
     });
   }
 

@@ -7,6 +7,8 @@ export interface PricedLine {
   quantity: number;
   unitPriceMinor: number;
   totalMinor: number;
+  /** Units taken from the product's stock for this line (tracked products only). */
+  stockHeld?: number;
 }
 
 /**

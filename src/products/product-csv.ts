@@ -31,11 +31,11 @@ export function parseProductCsv(text: string): ProductCsv {
   if (missing.length > 0) {
     throw new AppError(
       'validation_failed',
-      `line 1: header must name ${REQUIRED_COLUMNS.join(',')} (optional active); missing ${missing.join(', ')}`,
+      `line 1: header must name ${REQUIRED_COLUMNS.join(',')} (optional active, stock); missing ${missing.join(', ')}`,
     );
   }
   const column = (name: string) => header.indexOf(name);
-  const [sku, name, price, active] = ['sku', 'name', 'price', 'active'].map(column);
+  const [sku, name, price, active, stock] = ['sku', 'name', 'price', 'active', 'stock'].map(column);
   const problems: string[] = [];
   const rows: ProductInput[] = [];
   const firstLineOfSku = new Map<string, number>();
@@ -46,6 +46,7 @@ export function parseProductCsv(text: string): ProductCsv {
       name: record[name],
       price: record[price],
       active: active >= 0 ? record[active] : undefined,
+      stock: stock >= 0 ? record[stock] : undefined,
     });
     if ('errors' in parsed) {
       problems.push(...parsed.errors.map((e) => `line ${line}: ${e}`));

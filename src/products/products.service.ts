@@ -1,50 +1,83 @@
 import { Injectable } from '@nestjs/common';
 import { AuditRepository } from '../audit/audit.repository.js';
-import type { RequestContext } from '../auth/request-context.js';
+import type { AppContext, RequestContext } from '../auth/request-context.js';
 import type { AdminContext } from '../common/admin-context.js';
 import { AppError } from '../common/errors/app-error.js';
-import type { PageQuery } from '../common/pagination.js';
+import {
+  preconditionFailed,
+  preconditionHolds,
+  type VersionPrecondition,
+} from '../common/http/entity-tags.js';
+import { toMinorUnits } from '../common/money.js';
 import { Transactions } from '../database/transactions.js';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
+import { OutboxRepository, type NewEvent } from '../outbox/outbox.repository.js';
 import { TenantsService } from '../tenants/tenants.service.js';
+import type { InventoryChangeDto, PatchProductDto } from './dto/product-input.dto.js';
+import {
+  changedFields,
+  inventoryChanged,
+  productCreated,
+  productUpdated,
+} from './product-events.js';
 import type { ProductInput } from './product-input.js';
+import type { ProductListSpec } from './product-list.js';
 import { type ProductRow, ProductsRepository } from './products.repository.js';
 
 export interface ImportResult {
   inserted: number;
   updated: number;
+  unchanged: number;
 }
 
 const IMPORT_BATCH = 1000;
 
+/** `available` never leaves this range (the column's CHECK). */
+const AVAILABLE_LIMIT = 1_000_000_000_000;
+
+/**
+ * The tenant's catalog (docs/BEHAVIOUR.md#products-and-stock): reads, and every change of a
+ * product with its event in one unit of work (joining the Idempotency-Key's, where there is
+ * one). Changes of one product run one at a time on its locked row.
+ */
 @Injectable()
 export class ProductsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
     private readonly products: ProductsRepository,
+    private readonly events: OutboxRepository,
     private readonly audit: AuditRepository,
   ) {}
 
-  /** The caller's catalog, a page at a time. */
-  page(ctx: RequestContext, query: PageQuery): Promise<{ rows: ProductRow[]; total: number }> {
-    return this.products.page(this.transactions.db.tenant(ctx.tenantId), query);
+  /** A list page by id; `count` also counts every match (page mode). */
+  list(
+    ctx: RequestContext,
+    spec: ProductListSpec,
+    count: boolean,
+  ): Promise<{ rows: ProductRow[]; total?: number }> {
+    return this.products.list(this.transactions.db.tenant(ctx.tenantId), spec, count);
   }
 
   find(ctx: RequestContext, id: number): Promise<ProductRow | undefined> {
     return this.products.find(this.transactions.db.tenant(ctx.tenantId), id);
   }
 
-  async create(admin: AdminContext, tenantId: number, input: ProductInput): Promise<ProductRow> {
+  /** A new product through the API; a taken sku is 409 `sku_taken`. */
+  create(ctx: AppContext, input: ProductInput): Promise<ProductRow> {
+    return this.transactions.run((db) => this.insert(db.tenant(ctx.tenantId), input));
+  }
+
+  /** A new product through the CLI, with its audit row. */
+  async createAsAdmin(
+    admin: AdminContext,
+    tenantId: number,
+    input: ProductInput,
+  ): Promise<ProductRow> {
     await this.tenants.get(tenantId);
     return this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
-      const product = await this.products.insert(tenant, input);
-      if (!product) {
-        throw new AppError(
-          'validation_failed',
-          `sku "${input.sku}" already exists in tenant ${tenantId}`,
-        );
-      }
+      const product = await this.insert(tenant, input);
       await this.audit.record(tenant, admin, {
         action: 'product.create',
         targetType: 'product',
@@ -55,9 +88,64 @@ export class ProductsService {
     });
   }
 
+  /** `PATCH`: name, price, active; a change bumps `version` and writes `product.updated`. */
+  update(
+    ctx: AppContext,
+    id: number,
+    patch: PatchProductDto,
+    ifMatch?: VersionPrecondition,
+  ): Promise<ProductRow> {
+    return this.change(ctx, id, ifMatch, async (db, current) => {
+      const next = {
+        name: patch.name ?? current.name,
+        price_minor: patch.price === undefined ? current.price_minor : toMinorUnits(patch.price)!,
+        active: patch.active ?? current.active,
+      };
+      const changed = changedFields(current, { ...current, ...next });
+      if (changed.length === 0) return current;
+      const product = await this.products.update(db, id, next);
+      await this.events.append(db, [productUpdated(product, changed)]);
+      return product;
+    });
+  }
+
   /**
-   * Upserts by sku in one unit of work (all or nothing), in batches of one statement each.
-   * `onProgress` is told after every batch.
+   * A delivery or correction (`adjustment`) or a count (`available`); the first call turns
+   * tracking on. Writes `product.inventory_changed` with reason `adjustment`.
+   */
+  changeInventory(
+    ctx: AppContext,
+    id: number,
+    dto: InventoryChangeDto,
+    ifMatch?: VersionPrecondition,
+  ): Promise<ProductRow> {
+    if ((dto.adjustment === undefined) === (dto.available === undefined)) {
+      throw new AppError('validation_failed', 'send exactly one of adjustment and available', {
+        details: [{ field: 'adjustment', message: 'exactly one of adjustment and available' }],
+      });
+    }
+    return this.change(ctx, id, ifMatch, async (db, current) => {
+      const available = dto.available ?? current.available + dto.adjustment!;
+      if (Math.abs(available) > AVAILABLE_LIMIT) {
+        throw new AppError('validation_failed', `available would leave ±${AVAILABLE_LIMIT}`, {
+          details: [{ field: 'adjustment', message: `would take available beyond ±10^12` }],
+        });
+      }
+      if (current.inventory_tracked && available === current.available) return current;
+      const product = await this.products.setStock(db, id, available);
+      await this.events.append(
+        db,
+        inventoryChanged([{ product, previousAvailable: current.available }], 'adjustment', {
+          note: dto.reason ?? null,
+        }),
+      );
+      return product;
+    });
+  }
+
+  /**
+   * Upserts by sku in one unit of work (all or nothing), in batches of one statement each,
+   * each product written with its events. `onProgress` is told after every batch.
    */
   async importMany(
     admin: AdminContext,
@@ -68,13 +156,37 @@ export class ProductsService {
     await this.tenants.get(tenantId);
     return this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
-      const result: ImportResult = { inserted: 0, updated: 0 };
+      const result: ImportResult = { inserted: 0, updated: 0, unchanged: 0 };
       for (let start = 0; start < rows.length; start += IMPORT_BATCH) {
         const batch = rows.slice(start, start + IMPORT_BATCH);
         const written = await this.products.upsert(tenant, batch, options.hasActiveColumn);
-        const inserted = written.filter((w) => w.inserted).length;
-        result.inserted += inserted;
-        result.updated += written.length - inserted;
+        const events: NewEvent[] = [];
+        for (const { before, after } of written) {
+          if (before === null) {
+            result.inserted += 1;
+            events.push(productCreated(after));
+            continue;
+          }
+          result.updated += 1;
+          const changed = changedFields(before, after);
+          if (changed.length > 0) events.push(productUpdated(after, changed));
+          if (
+            after.inventory_tracked !== before.inventory_tracked ||
+            after.available !== before.available
+          ) {
+            events.push(
+              ...inventoryChanged(
+                [{ product: after, previousAvailable: before.available }],
+                'adjustment',
+                {
+                  note: 'product import',
+                },
+              ),
+            );
+          }
+        }
+        result.unchanged += batch.length - written.length;
+        await this.events.append(tenant, events);
         options.onProgress?.(start + batch.length);
       }
       await this.audit.record(tenant, admin, {
@@ -86,4 +198,37 @@ export class ProductsService {
       return result;
     });
   }
+
+  private async insert(db: TenantSql, input: ProductInput): Promise<ProductRow> {
+    const product = await this.products.insert(db, input);
+    if (!product) {
+      throw new AppError('sku_taken', `the tenant already has a product with sku "${input.sku}"`, {
+        details: [{ field: 'sku', message: 'is taken by another product of the tenant' }],
+      });
+    }
+    await this.events.append(db, [productCreated(product)]);
+    return product;
+  }
+
+  /** One change of a product: locked, `If-Match` checked, then `apply` on what it read. */
+  private change(
+    ctx: AppContext,
+    id: number,
+    ifMatch: VersionPrecondition | undefined,
+    apply: (db: TenantSql, current: ProductRow) => Promise<ProductRow>,
+  ): Promise<ProductRow> {
+    return this.transactions.run(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      const current = await this.products.lock(tenant, id);
+      if (!current) throw productNotFound(id);
+      if (!preconditionHolds(ifMatch, current.version)) {
+        throw preconditionFailed(`product ${id}`, current.version);
+      }
+      return apply(tenant, current);
+    });
+  }
+}
+
+export function productNotFound(id: number): AppError {
+  return new AppError('not_found', `product ${id} not found`);
 }

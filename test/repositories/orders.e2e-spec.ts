@@ -181,7 +181,7 @@ describe('orders and the catalog as orders read it, two tenants', () => {
     expect(await tenantBOrders()).toEqual(before);
   });
 
-  it('activeProducts and productIdsBySku: the tenant’s catalog only', async () => {
+  it('activeProducts and productsByIdOrSku: the tenant’s catalog only', async () => {
     const db = tenantA();
     const inactive = await addProduct(r.inspect, r.tenantA, 'OLD', { active: false });
     const active = await catalog.activeProducts(db, [a.product, b.product, inactive]);
@@ -191,8 +191,12 @@ describe('orders and the catalog as orders read it, two tenants', () => {
       sku: 'MUG',
       name: 'Product MUG',
       price_minor: 1000,
+      inventory_tracked: false,
     });
-    const bySku = await catalog.productIdsBySku(db, ['MUG', 'OLD', 'NONE']);
-    expect(Object.fromEntries(bySku)).toEqual({ MUG: a.product, OLD: inactive });
+    const found = await catalog.productsByIdOrSku(db, [b.product, inactive], ['MUG', 'NONE']);
+    expect(Object.fromEntries(found.bySku)).toEqual({ MUG: a.product, OLD: inactive });
+    expect([...found.ids].sort((x, y) => x - y)).toEqual(
+      [a.product, inactive].sort((x, y) => x - y),
+    );
   });
 });

@@ -36,8 +36,9 @@ describe('products repository, two tenants', () => {
     await arrange(r.tenantB, 'HAT');
   });
 
-  it("page: the bound tenant's products in its currency, counted alone", async () => {
-    const page = await products.page(r.transactions.db.tenant(r.tenantA), { page: 1, limit: 1 });
+  it("list: the bound tenant's products in its currency, counted alone", async () => {
+    const db = r.transactions.db.tenant(r.tenantA);
+    const page = await products.list(db, { filters: {}, limit: 1, offset: 0 }, true);
     expect(page).toEqual({
       rows: [
         {
@@ -47,12 +48,21 @@ describe('products repository, two tenants', () => {
           price_minor: 1250,
           currency: 'EUR',
           active: true,
+          inventory_tracked: false,
+          available: 0,
+          version: 1,
+          created_at: expect.any(Date),
+          updated_at: expect.any(Date),
         },
+        expect.objectContaining({ sku: 'CAP' }),
       ],
       total: 2,
     });
-    const second = await products.page(r.transactions.db.tenant(r.tenantA), { page: 2, limit: 5 });
+    const second = await products.list(db, { filters: {}, limit: 5, offset: 5 }, true);
     expect(second).toEqual({ rows: [], total: 2 });
+    const bySku = await products.list(db, { filters: { sku: 'CAP' }, limit: 5, offset: 0 }, true);
+    expect(bySku.rows.map((p) => p.sku)).toEqual(['CAP']);
+    expect(bySku.total).toBe(1);
   });
 
   it("find: the bound tenant's product; another tenant's id finds nothing", async () => {
@@ -88,20 +98,31 @@ describe('products repository, two tenants', () => {
         false,
       ),
     );
-    expect(written).toEqual([{ inserted: false }, { inserted: true }]);
+    // Per product written, in id order: the row after, and before (null: inserted).
+    expect(written.map((w) => [w.after.sku, w.before?.name ?? null, w.after.version])).toEqual([
+      ['MUG', 'MUG', 2],
+      ['HAT', null, 1],
+    ]);
     expect(await catalogOf(r.tenantA)).toEqual([
       { sku: 'CAP', name: 'CAP', price_minor: 100, active: false },
       // Without an active column existing products keep their state; new ones are active.
       { sku: 'HAT', name: 'Hat', price_minor: 700, active: true },
       { sku: 'MUG', name: 'Mug', price_minor: 1300, active: false },
     ]);
-    await r.transactions.run((db) =>
+    const activated = await r.transactions.run((db) =>
       products.upsert(
         db.tenant(r.tenantA),
-        [{ sku: 'MUG', name: 'Mug', priceMinor: 1300, active: true }],
+        [
+          { sku: 'MUG', name: 'Mug', priceMinor: 1300, active: true, stock: 4 },
+          { sku: 'HAT', name: 'Hat', priceMinor: 700 },
+        ],
         true,
       ),
     );
+    // HAT changes nothing: left alone, not returned, no new version.
+    expect(activated.map((w) => w.after)).toEqual([
+      expect.objectContaining({ sku: 'MUG', active: true, inventory_tracked: true, available: 4 }),
+    ]);
     expect((await catalogOf(r.tenantA)).find((p) => p.sku === 'MUG')?.active).toBe(true);
     expect(await catalogOf(r.tenantB)).toEqual(before);
   });

@@ -39,11 +39,13 @@ export async function newProduct(
   tenantId: number,
   priceMinor = 1000,
   sku?: string,
+  stock?: number,
 ): Promise<number> {
-  const product = await t.app.get(ProductsService).create(TEST_ADMIN, tenantId, {
+  const product = await t.app.get(ProductsService).createAsAdmin(TEST_ADMIN, tenantId, {
     sku: sku ?? `SKU-${randomBytes(4).toString('hex')}`,
     name: 'Test product',
     priceMinor,
+    stock,
   });
   return product.id;
 }

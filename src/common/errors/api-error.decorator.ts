@@ -5,6 +5,21 @@ import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
 class ErrorDetailDto {
   @ApiProperty({ example: 'items[0].quantity' }) field!: string;
   @ApiProperty({ example: 'must not be less than 1' }) message!: string;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: '`insufficient_stock` only: the short product',
+  })
+  product_id?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: '`insufficient_stock` only: the units of the product the order asks for',
+  })
+  requested?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: '`insufficient_stock` only: the units available',
+  })
+  available?: number;
 }
 
 /** The one error shape (docs/BEHAVIOUR.md#errors). */

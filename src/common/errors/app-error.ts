@@ -1,12 +1,15 @@
 import type { ErrorCode } from './error-codes.js';
 
 /**
- * One entry of `details`: exactly these two keys (docs/BEHAVIOUR.md#errors); say more in the
- * message.
+ * One entry of `details`: these two keys (docs/BEHAVIOUR.md#errors); say more in the message.
+ * `insufficient_stock` adds the figures of the short line.
  */
 export interface ErrorDetail {
   field: string;
   message: string;
+  product_id?: number;
+  requested?: number;
+  available?: number;
 }
 
 export interface AppErrorOptions {

@@ -48,10 +48,11 @@ export const ERRORS = {
     status: 409,
     when: 'an order status change, or an order operation (cancel, fulfillment, refund), not allowed in the order’s current status',
   },
+  sku_taken: { status: 409, when: 'a product created with a sku the tenant already has' },
   cursor_expired: { status: 410, when: 'an events cursor older than the retention' },
   precondition_failed: {
     status: 412,
-    when: '`If-Match` names a version that is not the order’s current one; the answer carries the current `ETag` and a top-level `current_version`, and nothing is written',
+    when: '`If-Match` names a version that is not the order’s or product’s current one; the answer carries the current `ETag` and a top-level `current_version`, and nothing is written',
   },
   payload_too_large: {
     status: 413,
@@ -70,6 +71,10 @@ export const ERRORS = {
   unknown_product: {
     status: 422,
     when: "an order line names a product that is not in this tenant's active catalog (`details` lists them)",
+  },
+  insufficient_stock: {
+    status: 422,
+    when: 'an order line asks for more of a tracked product than is available (`details`: `product_id`, `requested`, `available` per short line); nothing is written',
   },
   exceeds_refundable: {
     status: 422,

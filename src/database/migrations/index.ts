@@ -14,6 +14,8 @@ import { OrderListCoveringIndexes1765000000050 } from './1765000000050-order-lis
 import { DemoSeededMarker1765100000000 } from './1765100000000-demo-seeded-marker.js';
 import { OrderOperations1766000000000 } from './1766000000000-order-operations.js';
 import { OrderOperationsBackfill1766000000001 } from './1766000000001-order-operations-backfill.js';
+import { ProductInventory1767000000000 } from './1767000000000-product-inventory.js';
+import { ProductInventoryIndexes1767000000001 } from './1767000000001-product-inventory-indexes.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -33,4 +35,6 @@ export const MIGRATIONS = [
   DemoSeededMarker1765100000000,
   OrderOperations1766000000000,
   OrderOperationsBackfill1766000000001,
+  ProductInventory1767000000000,
+  ProductInventoryIndexes1767000000001,
 ];

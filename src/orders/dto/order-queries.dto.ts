@@ -4,8 +4,7 @@ import { IsEmail, IsIn, IsOptional, IsString, Matches, registerDecorator } from 
 import { hasOnlyKeys, isPlainRecord } from '../../common/http/validated.js';
 import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
-import { isRfc3339DateTime } from '../../common/rfc3339.js';
-import { Chars } from '../../common/validation.js';
+import { Chars, IsDateTime } from '../../common/validation.js';
 import { isTag } from '../operations/order-patch.js';
 import {
   DEFAULT_ORDER_LIST_SORT,
@@ -18,22 +17,6 @@ import {
   type OrderSource,
 } from '../order-list-filters.js';
 import { ORDER_STATUSES, type OrderStatus } from '../order-status.js';
-
-const INSTANT_EXAMPLE = '2026-01-02T03:04:05.123456+02:00';
-
-/** A strict RFC 3339 date-time (rfc3339.ts). */
-function IsDateTime(): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'rfc3339',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: {
-        message: `must be an RFC 3339 date-time such as ${INSTANT_EXAMPLE} (at most 6 fractional digits)`,
-      },
-      validator: { validate: isRfc3339DateTime },
-    });
-}
 
 /**
  * /docs pre-fills every filter with its example ("Try it out"): together they must still find

@@ -21,6 +21,7 @@ import { applyPatch, type OrderPatch } from './order-patch.js';
 import type { FulfillmentsRepository, Tracking } from './fulfillments.repository.js';
 import type { RefundsRepository } from './refunds.repository.js';
 import { toFulfillmentDto, toRefundDto } from './operations.mapper.js';
+import { stockDelta } from '../order-stock.js';
 
 /** The parts of a locked order a change may move. */
 export function stateOf(order: OrderWithItemsRow): OrderState {
@@ -50,16 +51,31 @@ export function patchPlan(order: OrderWithItemsRow, patch: OrderPatch): ChangePl
   };
 }
 
-/** Cancel: a pending order only. */
+/** Cancel: a pending order only; with `restock`, every unit its lines hold goes back. */
 export function cancelPlan(
   order: OrderWithItemsRow,
   reason: CancelReason,
   note: string | null,
+  restock: boolean,
 ): ChangePlan {
   if (!CANCELLABLE.includes(order.status)) throw notAllowed('cancel', order.status, CANCELLABLE);
+  const holding = restock ? (order.items ?? []).filter((item) => (item.stock_held ?? 0) > 0) : [];
   return {
     next: { ...stateOf(order), status: 'cancelled', cancel_reason: reason, cancel_note: note },
+    lines: holding.map((item) => ({
+      id: item.id,
+      fulfilled_quantity: item.fulfilled_quantity,
+      refunded_quantity: item.refunded_quantity,
+      stock_held: 0,
+    })),
     moves: [{ from: order.status, to: 'cancelled' }],
+    stock: {
+      reason: 'cancellation',
+      delta: stockDelta(
+        holding.map((item) => ({ productId: item.product_id, quantity: item.stock_held! })),
+        -1,
+      ),
+    },
   };
 }
 
@@ -124,14 +140,27 @@ export function refundPlan(
   const items = order.items ?? [];
   const plan = planRefund({ ...order, items }, input.amountMinor, input.items);
   const refunded = new Map(plan.lines.map((l) => [l.item_id, l.quantity]));
+  const lines = changedLines(items, refunded, 'refunded_quantity');
+  // With restock, each refunded line gives back as many of its units as it still holds.
+  const givenBack: Array<{ productId: number | null; quantity: number }> = [];
+  if (input.restock) {
+    for (const line of lines) {
+      const item = items.find((i) => i.id === line.id)!;
+      const given = Math.min(refunded.get(line.id)!, item.stock_held ?? 0);
+      if (given === 0) continue;
+      line.stock_held = item.stock_held! - given;
+      givenBack.push({ productId: item.product_id, quantity: given });
+    }
+  }
   return {
     next: {
       ...stateOf(order),
       status: plan.moves.at(-1)?.to ?? order.status,
       refunded_minor: plan.refundedMinor,
     },
-    lines: changedLines(items, refunded, 'refunded_quantity'),
+    lines,
     moves: plan.moves,
+    stock: { reason: 'refund', delta: stockDelta(givenBack, -1) },
     record:
       plan.amountMinor === 0
         ? undefined
@@ -172,7 +201,7 @@ export function statusPlan(
   refunds: RefundsRepository,
 ): ChangePlan {
   if (!canTransition(order.status, to)) throw invalidTransition(order.status, to);
-  if (to === 'cancelled') return cancelPlan(order, 'other', null);
+  if (to === 'cancelled') return cancelPlan(order, 'other', null, true);
   if (to === 'shipped') return fulfillmentPlan(order, { tracking: null }, fulfillments);
   if (to === 'refunded') return refundPlan(order, { reason: null, restock: false }, refunds);
   return { next: { ...stateOf(order), status: to }, moves: [{ from: order.status, to }] };

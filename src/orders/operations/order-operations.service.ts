@@ -53,7 +53,7 @@ export class OrderOperationsService {
     ifMatch?: VersionPrecondition,
   ): Promise<OrderDto> {
     const { order } = await this.change(ctx, id, ifMatch, (current) =>
-      cancelPlan(current, dto.reason, dto.note ?? null),
+      cancelPlan(current, dto.reason, dto.note ?? null, dto.restock ?? true),
     );
     return order;
   }
