@@ -36,8 +36,9 @@ export class StockRepository {
     delta: StockDelta,
   ): Promise<{ moves: StockMove[] } | { shortages: StockShortage[] }> {
     const rows = await this.move(db, delta, false);
+    // Decided by the statement, under the locks; only reported here.
     const shortages = rows
-      .filter((r) => r.after === null)
+      .filter((r) => r.before < r.quantity)
       .map((r) => ({ productId: r.id, requested: r.quantity, available: r.before }));
     if (shortages.length > 0) return { shortages };
     return { moves: movesOf(rows) };
