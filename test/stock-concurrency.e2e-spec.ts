@@ -107,7 +107,7 @@ describe('stock under concurrency, two instances on one database', () => {
   it('random quantities over three products: what was sold plus what is left is what there was', async () => {
     const random = prng(27);
     const initial = [9, 14, 5];
-    const products = [];
+    const products: number[] = [];
     for (const units of initial)
       products.push(await newProduct(a, tenantId, 100, undefined, units));
     const answers = await Promise.all(
