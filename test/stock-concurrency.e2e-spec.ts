@@ -115,7 +115,10 @@ describe('stock under concurrency, two instances on one database', () => {
         const lines = products
           .filter(() => random() < 0.6)
           .map((id) => [id, 1 + Math.floor(random() * 3)] as [number, number]);
-        return order(i, lines.length > 0 ? lines.reverse() : [[products[0], 1]]);
+        return order(
+          i,
+          lines.length === 0 ? [[products[0], 1]] : i % 3 === 0 ? lines.toReversed() : lines,
+        );
       }),
     );
     expect(answers.every((r) => r.status === 201 || r.status === 422)).toBe(true);
