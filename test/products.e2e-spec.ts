@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedPage, settleFeed, type FeedEvent } from './support/feed.js';
-import { newApp, newProduct, newTenant, tokenFor } from './support/factories.js';
+import { ProductsService } from '../src/products/products.service.js';
+import { newApp, newProduct, newTenant, TEST_ADMIN, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 interface Product {
@@ -402,6 +403,53 @@ describe('products', () => {
       expect([foreign.status, foreign.body.error]).toEqual([404, 'not_found']);
       const denied = await post(path, { adjustment: 1 }, readOnly);
       expect(denied.status).toBe(403);
+    });
+  });
+
+  it('a CLI import writes each change of a product as its event (created, updated, inventory)', async () => {
+    const products = t.app.get(ProductsService);
+    const [a, b] = [sku(), sku()];
+    await products.importMany(TEST_ADMIN, tenantId, [{ sku: a, name: 'A', priceMinor: 100 }], {
+      hasActiveColumn: false,
+    });
+    const result = await products.importMany(
+      TEST_ADMIN,
+      tenantId,
+      [
+        { sku: a, name: 'A', priceMinor: 150, stock: 8 },
+        { sku: b, name: 'B', priceMinor: 200 },
+      ],
+      { hasActiveColumn: false },
+    );
+    expect(result).toEqual({ inserted: 1, updated: 1, unchanged: 0 });
+    const unchanged = await products.importMany(
+      TEST_ADMIN,
+      tenantId,
+      [{ sku: a, name: 'A', priceMinor: 150, stock: 8 }],
+      { hasActiveColumn: false },
+    );
+    expect(unchanged).toEqual({ inserted: 0, updated: 0, unchanged: 1 });
+    await settleFeed(t);
+    const events = (await feedPage(t, token, { limit: 500 })).data.filter((e) =>
+      [a, b].includes(e.data.object.sku as string),
+    );
+    expect(
+      events.map((e) => [
+        e.type,
+        e.data.object.sku,
+        e.data.changed ?? e.data.previous_available ?? null,
+      ]),
+    ).toEqual([
+      ['product.created', a, null],
+      ['product.updated', a, ['price']],
+      ['product.inventory_changed', a, 0],
+      ['product.created', b, null],
+    ]);
+    const [, , inventory] = events;
+    expect(inventory.data).toMatchObject({
+      object: { version: 2, inventory: { tracked: true, available: 8 } },
+      reason: 'adjustment',
+      order_id: null,
     });
   });
 

@@ -98,7 +98,7 @@ describe('npm start and the CLI on the embedded database', { timeout: processBud
     expect(existsSync(postmasterPid())).toBe(false);
   });
 
-  it('a product CSV imports in one command, all or nothing', async () => {
+  it('a product CSV imports in one command, all or nothing, with an optional stock column', async () => {
     const csv = join(dataDir, 'products.csv');
     const rows = Array.from(
       { length: 2000 },
@@ -107,13 +107,53 @@ describe('npm start and the CLI on the embedded database', { timeout: processBud
     await writeFile(csv, ['sku,name,price', ...rows].join('\n'));
     const ok = await runCli(['product', 'import', '--tenant', '1', '--file', csv, '--json'], env);
     expect(ok.status).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ tenant_id: 1, rows: 2000, inserted: 2000, updated: 0 });
+    expect(JSON.parse(ok.stdout)).toEqual({
+      tenant_id: 1,
+      rows: 2000,
+      inserted: 2000,
+      updated: 0,
+      unchanged: 0,
+    });
 
-    await writeFile(csv, 'sku,name,price\nSKU-1,Renamed,1.00\nSKU-2,Bad,abc\n');
+    // An optional stock column: a number turns tracking on with that many, empty leaves it.
+    await writeFile(csv, 'sku,name,price,stock\nSKU-1,Product 1,1.99,5\nSKU-2,Product 2,2.99,\n');
+    const stocked = await runCli(
+      ['product', 'import', '--tenant', '1', '--file', csv, '--json'],
+      env,
+    );
+    expect(JSON.parse(stocked.stdout)).toEqual({
+      tenant_id: 1,
+      rows: 2,
+      inserted: 0,
+      updated: 1,
+      unchanged: 1,
+    });
+
+    await writeFile(csv, 'sku,name,price,stock\nSKU-1,Renamed,1.00,1\nSKU-2,Bad,abc,-1\n');
     const bad = await runCli(['product', 'import', '--tenant', '1', '--file', csv, '--json'], env);
     expect(bad.status).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({ error: 'validation_failed' });
     expect(bad.stderr).toContain('line 3: price must be');
+    expect(bad.stderr).toContain('line 3: stock must be');
+
+    const created = await runCli(
+      ['product', 'create', '--tenant', '1', '--sku', 'STOCKED-1', '--name', 'Stocked'].concat([
+        '--price',
+        '4.50',
+        '--stock',
+        '3',
+        '--json',
+      ]),
+      env,
+    );
+    expect(created.status).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      tenant_id: 1,
+      sku: 'STOCKED-1',
+      price: 4.5,
+      inventory: { tracked: true, available: 3 },
+      version: 1,
+    });
   });
 
   it('the CLI exits non-zero with a clear message on bad input', async () => {
