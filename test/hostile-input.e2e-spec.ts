@@ -102,7 +102,11 @@ describe('hostile input (property-based, every route)', () => {
     // FC_LOG_LEVEL=warn shows the service's own log lines (causes of any 5xx) on stdout.
     t = await createTestApp({ ...UNLIMITED, LOG_LEVEL: process.env.FC_LOG_LEVEL ?? 'silent' });
     const tenant = await newTenant(t);
-    productIds = [await newProduct(t, tenant.id, 1999), await newProduct(t, tenant.id, 5)];
+    productIds = [
+      await newProduct(t, tenant.id, 1999),
+      // Tracked: hostile orders meet insufficient_stock too.
+      await newProduct(t, tenant.id, 5, undefined, 1000),
+    ];
     client = await newApp(t, tenant.id);
     appToken = await tokenFor(t, client);
     limitedToken = await tokenFor(t, await newApp(t, tenant.id, ['orders:read']));
@@ -830,6 +834,50 @@ describe('hostile input (property-based, every route)', () => {
       ['tracking', 'url'],
     ]);
 
+  const productBody = () =>
+    mutatedBody(
+      fc.record(
+        {
+          sku: fc.oneof(fc.stringMatching(/^[A-Za-z0-9._-]{1,20}$/), fc.string({ maxLength: 70 })),
+          name: fc.string({ minLength: 1, maxLength: 30 }),
+          price: fc.constantFrom(0, 0.01, 19.99, 1e9),
+          active: fc.boolean(),
+          inventory: fc.record(
+            { tracked: fc.boolean(), available: fc.integer({ min: -5, max: 50 }) },
+            { requiredKeys: ['tracked'] },
+          ),
+        },
+        { requiredKeys: ['sku', 'name', 'price'] },
+      ),
+      [['sku'], ['name'], ['price'], ['active'], ['inventory'], ['inventory', 'available']],
+      [[['price'], hostileNumber]],
+    );
+  const productPatchBody = () =>
+    mutatedBody(
+      fc.record(
+        {
+          name: fc.string({ minLength: 1, maxLength: 30 }),
+          price: fc.constantFrom(0, 1.5, 99.99),
+          active: fc.boolean(),
+        },
+        { requiredKeys: [] },
+      ),
+      [['name'], ['price'], ['active']],
+    );
+  const inventoryBody = () =>
+    mutatedBody(
+      fc.record(
+        {
+          adjustment: fc.integer({ min: -20, max: 20 }),
+          available: fc.integer({ min: -2, max: 50 }),
+          reason: fc.string({ maxLength: 30 }),
+        },
+        { requiredKeys: [] },
+      ),
+      [['adjustment'], ['available'], ['reason']],
+      [[['adjustment'], hostileNumber]],
+    );
+
   const ROUTES: Route[] = [
     {
       name: 'POST /builders/oauth/token (JSON, form, Basic)',
@@ -895,6 +943,59 @@ describe('hostile input (property-based, every route)', () => {
           'GET',
           idSegment(() => [...productIds, foreignProductId]).map((id) => `/v1/products/${id}`),
           headers(appAuth()),
+        ),
+    },
+    {
+      name: 'POST /v1/products (with and without Idempotency-Key)',
+      runs: 120,
+      writes: true,
+      examples: () => [
+        example('/v1/products', '{"sku":"a b","name":"x","price":1}'),
+        example(
+          '/v1/products',
+          '{"sku":"OK","name":"x","price":1,"inventory":{"tracked":true,"available":1e308}}',
+        ),
+        example('/v1/products', '{"sku":"OK","name":"x","price":1,"inventory":null}'),
+        example('/v1/products', '{"__proto__":{"sku":"x"},"sku":"OK2","name":"x","price":0.001}'),
+      ],
+      arbitrary: () =>
+        hostileRequest(
+          'POST',
+          fixed('/v1/products'),
+          headers(appAuth(), {
+            'idempotency-key': fc.option(idempotencyKey, { nil: undefined, freq: 2 }),
+          }),
+          fc.option(jsonBody(productBody()), { nil: undefined, freq: 20 }),
+        ),
+    },
+    {
+      name: 'PATCH /v1/products/:id and POST /v1/products/:id/inventory (If-Match)',
+      runs: 150,
+      writes: true,
+      examples: () => [
+        example(`/v1/products/${productIds[1]}/inventory`, '{"adjustment":1,"available":1}'),
+        example(`/v1/products/${productIds[1]}/inventory`, '{"adjustment":-0}'),
+        example(`/v1/products/${productIds[1]}/inventory`, '{"adjustment":9007199254740993}'),
+      ],
+      arbitrary: () =>
+        fc.oneof(
+          hostileRequest(
+            'PATCH',
+            idSegment(() => [...productIds, foreignProductId]).map((id) => `/v1/products/${id}`),
+            headers(appAuth(), { 'if-match': preconditionHeader }),
+            fc.option(jsonBody(productPatchBody()), { nil: undefined, freq: 20 }),
+          ),
+          hostileRequest(
+            'POST',
+            idSegment(() => [...productIds, foreignProductId]).map(
+              (id) => `/v1/products/${id}/inventory`,
+            ),
+            headers(appAuth(), {
+              'if-match': preconditionHeader,
+              'idempotency-key': fc.option(idempotencyKey, { nil: undefined, freq: 2 }),
+            }),
+            fc.option(jsonBody(inventoryBody()), { nil: undefined, freq: 20 }),
+          ),
         ),
     },
     {
@@ -1435,6 +1536,15 @@ describe('hostile-input response checks', () => {
       'a detail with an extra key',
       answer(409, { ...error, details: [{ field: 'status', message: 'm', current_status: 'x' }] }),
       /current_status/,
+    ],
+    [
+      'an insufficient_stock detail without its figures',
+      answer(422, {
+        error: 'insufficient_stock',
+        error_description: 'short',
+        details: [{ field: 'items[0].quantity', message: 'm', product_id: 1 }],
+      }),
+      /requested/,
     ],
     [
       'a stack trace',

@@ -175,6 +175,11 @@ export function expectContractResponse(request: HostileRequest, response: Respon
   }
   if (error.details !== undefined) {
     if (!Array.isArray(error.details)) fail('`details` is not an array');
+    // insufficient_stock adds the short line's figures (CONTRACT 1); nothing else adds keys.
+    const keys =
+      error.error === 'insufficient_stock'
+        ? ['field', 'message', 'product_id', 'requested', 'available']
+        : ['field', 'message'];
     for (const detail of error.details as unknown[]) {
       const d = detail as Record<string, unknown> | null;
       if (
@@ -183,9 +188,10 @@ export function expectContractResponse(request: HostileRequest, response: Respon
         Array.isArray(d) ||
         typeof d.field !== 'string' ||
         typeof d.message !== 'string' ||
-        Object.keys(d).some((k) => k !== 'field' && k !== 'message')
+        Object.keys(d).some((k) => !keys.includes(k)) ||
+        keys.slice(2).some((k) => !Number.isSafeInteger(d[k]))
       ) {
-        fail(`a detail is not {field, message}: ${JSON.stringify(detail)}`);
+        fail(`a detail is not {${keys.join(', ')}}: ${JSON.stringify(detail)}`);
       }
     }
   }
@@ -248,7 +254,10 @@ export async function writeState(dataSource: DataSource): Promise<WriteState> {
       (SELECT md5(coalesce(string_agg(concat_ws(':', id, revoked_at),
         ',' ORDER BY id), '')) FROM customer_sessions) AS session_states,
       (SELECT md5(coalesce(string_agg(concat_ws(':', tenant_id, id, status, attempts, updated_at),
-        ',' ORDER BY tenant_id, id), '')) FROM marketplace_imports) AS import_states
+        ',' ORDER BY tenant_id, id), '')) FROM marketplace_imports) AS import_states,
+      (SELECT md5(coalesce(string_agg(concat_ws(':', tenant_id, id, sku, name, price_minor, active,
+        inventory_tracked, available, version, updated_at), ',' ORDER BY tenant_id, id), ''))
+        FROM products) AS product_states
   `)) as WriteState[];
   return row;
 }
