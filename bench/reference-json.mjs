@@ -1,5 +1,5 @@
-// The Order's JSON as the service writes it (src/orders/order.mapper.ts, src/common/money.ts),
-// for the reference and the floor server.
+// The Order's and the Product's JSON as the service writes them (src/orders/order.mapper.ts,
+// src/products/product.mapper.ts, src/common/money.ts), for the reference and the floor server.
 
 const money = (minor) => Number((minor / 100).toFixed(2));
 
@@ -50,6 +50,22 @@ export function orderJson(row, items) {
     source: row.source,
     marketplace: row.marketplace,
     external_order_id: row.external_order_id,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** A product as row_to_json gives it (timestamps as text), with the tenant's currency. */
+export function productJson(row, currency) {
+  return {
+    id: row.id,
+    sku: row.sku,
+    name: row.name,
+    price: money(row.price_minor),
+    currency,
+    active: row.active,
+    inventory: { tracked: row.inventory_tracked, available: row.available },
+    version: row.version,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

@@ -27,7 +27,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { orderJson } from './reference-json.mjs';
+import { orderJson, productJson } from './reference-json.mjs';
 import * as SQL from './reference-sql.mjs';
 
 const env = process.env;
@@ -280,12 +280,33 @@ async function idempotentCreate(client, scope, requestHash, body) {
   if (body.items.some((i) => !byId.has(i.product_id))) {
     throw new HttpError(422, 'unknown_product', 'an order line names an unknown product');
   }
+  // src/orders/orders.service.ts create(): stock only when a product tracks it.
+  let moves = [];
+  if (products.some((p) => p.inventory_tracked)) {
+    const units = new Map();
+    for (const item of body.items) {
+      units.set(item.product_id, (units.get(item.product_id) ?? 0) + item.quantity);
+    }
+    const ids = [...units.keys()].sort((a, b) => a - b);
+    const { rows: moved } = await query(client, 'STOCK_MOVE', [
+      TENANT,
+      ids,
+      ids.map((id) => units.get(id)),
+      false,
+    ]);
+    if (moved.some((m) => m.before < m.quantity)) {
+      throw new HttpError(422, 'insufficient_stock', 'short of stock');
+    }
+    moves = moved;
+  }
+  const held = new Set(moves.map((m) => m.id));
   let total = 0;
   const lines = body.items.map((item) => {
     const p = byId.get(item.product_id);
     const lineTotal = p.price_minor * item.quantity;
     total += lineTotal;
-    return { ...item, sku: p.sku, name: p.name, unit: p.price_minor, total: lineTotal };
+    const stockHeld = held.has(item.product_id) ? item.quantity : 0;
+    return { ...item, sku: p.sku, name: p.name, unit: p.price_minor, total: lineTotal, stockHeld };
   });
   const c = body.customer;
   const a = body.shipping_address;
@@ -315,15 +336,25 @@ async function idempotentCreate(client, scope, requestHash, body) {
     lines.map((l) => l.quantity),
     lines.map((l) => l.unit),
     lines.map((l) => l.total),
+    lines.map((l) => l.stockHeld),
   ]);
   const order = orderJson(rows[0].order, rows[0].items);
   const json = JSON.stringify(order);
+  // src/products/product-events.ts inventoryChanged(): one per product, after order.created.
+  const stockEvents = moves.map((m) =>
+    JSON.stringify({
+      object: productJson(m.after, m.currency),
+      previous_available: m.before,
+      reason: 'order',
+      order_id: order.id,
+    }),
+  );
   await query(client, 'EVENT_APPEND', [
     TENANT,
-    ['order.created'],
-    [null],
-    [order.id],
-    [`{"object":${json}}`],
+    ['order.created', ...moves.map(() => 'product.inventory_changed')],
+    [null, ...moves.map(() => null)],
+    [order.id, ...moves.map(() => null)],
+    [`{"object":${json}}`, ...stockEvents],
   ]);
   const headers = { location: `/v1/orders/${order.id}` };
   await query(client, 'IDEMPOTENCY_SAVE', [

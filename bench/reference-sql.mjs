@@ -61,13 +61,38 @@ export const IDEMPOTENCY_FIND = `WITH expired AS (
            AND expires_at > now()`;
 
 /** src/orders/order-catalog.repository.ts activeProducts(): $1 tenant, $2 product ids. */
-export const ACTIVE_PRODUCTS = `SELECT id, sku, name, price_minor FROM products WHERE tenant_id = $1 AND id = ANY($2::bigint[]) AND active`;
+export const ACTIVE_PRODUCTS = `SELECT id, sku, name, price_minor, inventory_tracked FROM products
+       WHERE tenant_id = $1 AND id = ANY($2::bigint[]) AND active`;
+
+/**
+ * src/products/stock.repository.ts move(), for an API order (`take`): $1 tenant, $2 product
+ * ids ascending, $3 units per id, $4 false (short products refuse the order).
+ */
+export const STOCK_MOVE = `WITH w AS (SELECT * FROM unnest($2::bigint[], $3::bigint[]) AS w(id, quantity)),
+       locked AS (
+         SELECT p.id, p.available FROM products p
+         WHERE p.tenant_id = $1 AND p.id = ANY($2::bigint[]) AND p.inventory_tracked
+         ORDER BY p.id FOR NO KEY UPDATE),
+       short AS (
+         SELECT 1 FROM locked l JOIN w ON w.id = l.id
+         WHERE NOT $4::boolean AND l.available < w.quantity),
+       moved AS (
+         UPDATE products p SET available = p.available - w.quantity, version = p.version + 1,
+           updated_at = clock_timestamp()
+         FROM w
+         WHERE p.tenant_id = $1 AND p.id = w.id AND p.id IN (SELECT id FROM locked)
+           AND NOT EXISTS (SELECT 1 FROM short)
+         RETURNING p.*)
+       SELECT l.id, l.available AS before, w.quantity, row_to_json(m) AS after, t.currency
+       FROM locked l JOIN w ON w.id = l.id JOIN tenants t ON t.id = $1
+         LEFT JOIN moved m ON m.id = l.id
+       ORDER BY l.id`;
 
 /**
  * src/orders/order-writer.ts write(): customer link, currency, order and lines in one
  * statement. $1 tenant, $2 link kind, $3 customer id, $4 email, $5 total, $6..$8 customer,
  * $9..$13 shipping, $14 source, $15 marketplace, $16 external id, $17 app, $18 status,
- * $19..$25 the lines as arrays.
+ * $19..$26 the lines as arrays.
  */
 export const ORDER_WRITE = `WITH linked AS (
            SELECT CASE $2::text
@@ -90,11 +115,12 @@ export const ORDER_WRITE = `WITH linked AS (
            RETURNING *),
          i AS (
            INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name,
-             quantity, unit_price_minor, total_minor)
+             quantity, unit_price_minor, total_minor, stock_held)
            SELECT o.tenant_id, o.id, l.line_no, l.product_id, l.sku, l.name, l.quantity,
-             l.unit_price, l.total
+             l.unit_price, l.total, l.stock_held
            FROM o, unnest($19::smallint[], $20::bigint[], $21::text[], $22::text[], $23::int[],
-             $24::bigint[], $25::bigint[]) AS l(line_no, product_id, sku, name, quantity, unit_price, total)
+             $24::bigint[], $25::bigint[], $26::int[])
+             AS l(line_no, product_id, sku, name, quantity, unit_price, total, stock_held)
            RETURNING id, order_id, line_no, product_id, sku, name, quantity, unit_price_minor,
              total_minor, fulfilled_quantity, refunded_quantity)
          SELECT row_to_json(o) AS order,

@@ -13,6 +13,8 @@ import { checkSameJson } from './same-json.mjs';
 const RATIO_FLOOR = 0.65;
 const RATIO_GOAL = 0.75;
 const RSS_ABOVE_REFERENCE_MB = 100;
+/** Tracked products the stock-tracked create orders from, three per order in turn. */
+const STOCK_PRODUCTS = 48;
 
 /**
  * Returns { markdown, failures }: failures name every non-2xx answer or socket error, and
@@ -26,7 +28,7 @@ export async function compareMode(service, options, extras) {
     service.clientSecret,
     'orders:read orders:write customer:auth marketplace:import',
   );
-  const { appId, productIds } = await demoApp(service);
+  const { appId, productIds, stockIds } = await demoApp(service);
   const orderBody = benchOrder(productIds);
   console.log(`seeding ${seedOrders} orders through the API...`);
   const orderIds = await inParallel(seedOrders, 8, async (i) => {
@@ -56,12 +58,18 @@ export async function compareMode(service, options, extras) {
       client_secret: service.clientSecret,
       scope: 'orders:read orders:write',
     };
-    await checkSameJson(service, reference, { token, orderId: orderIds[0], tokenBody, orderBody });
+    await checkSameJson(service, reference, {
+      token,
+      orderId: orderIds[0],
+      tokenBody,
+      orderBody,
+      stockOrderBody: benchOrder(stockIds.slice(0, 3)),
+    });
     console.log("the reference answers every hot path with the service's JSON");
 
     // BENCH_ONLY narrows the run to the paths whose name contains it (while working on one).
     const only = process.env.BENCH_ONLY;
-    const scenarios = hotPaths({ ...service, token, orderIds, productIds }).filter(
+    const scenarios = hotPaths({ ...service, token, orderIds, productIds, stockIds }).filter(
       (scenario) => !only || scenario.name.includes(only),
     );
     // BENCH_FLOOR=1: the framework alone (bench/floor-server.mjs) beside them on get by id.
@@ -238,10 +246,24 @@ async function demoApp(service) {
   try {
     const app = await client.query('SELECT id FROM apps WHERE client_id = $1', [service.clientId]);
     const products = await client.query(
-      'SELECT id FROM products WHERE tenant_id = $1 AND active ORDER BY id LIMIT 3',
+      'SELECT id FROM products WHERE tenant_id = $1 AND active AND NOT inventory_tracked ORDER BY id LIMIT 3',
       [service.tenantId],
     );
-    return { appId: Number(app.rows[0].id), productIds: products.rows.map((p) => Number(p.id)) };
+    // Stock-tracked products for the tracked create, with stock that never runs out during a
+    // run: written directly (the bench's setup, not a path it measures).
+    const stock = await client.query(
+      `INSERT INTO products (tenant_id, sku, name, price_minor, inventory_tracked, available)
+       SELECT $1, 'BENCH-STOCK-' || g, 'Bench stock ' || g, 500 + g, true, 1000000000
+       FROM generate_series(1, $2::int) AS g
+       ON CONFLICT (tenant_id, sku) DO UPDATE SET inventory_tracked = true, available = 1000000000
+       RETURNING id`,
+      [service.tenantId, STOCK_PRODUCTS],
+    );
+    return {
+      appId: Number(app.rows[0].id),
+      productIds: products.rows.map((p) => Number(p.id)),
+      stockIds: stock.rows.map((p) => Number(p.id)).sort((a, b) => a - b),
+    };
   } finally {
     await client.end();
   }

@@ -6,7 +6,7 @@
  * `setup`: the demo app's credentials, an app token, the seeded order ids and the product
  * ids that order bodies use.
  */
-export function hotPaths({ clientId, clientSecret, token, orderIds, productIds }) {
+export function hotPaths({ clientId, clientSecret, token, orderIds, productIds, stockIds }) {
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const tokenBody = JSON.stringify({
     grant_type: 'client_credentials',
@@ -17,6 +17,27 @@ export function hotPaths({ clientId, clientSecret, token, orderIds, productIds }
   const orderBody = JSON.stringify(benchOrder(productIds));
   // Unique per run and target, so no key of one run is ever replayed by another.
   const runTag = Date.now().toString(36);
+  const idempotentCreate = (bodyOf) => (target) => {
+    let next = 0;
+    const prefix = `bench-${runTag}-${target.name}-${Math.random().toString(36).slice(2, 8)}`;
+    return {
+      method: 'POST',
+      path: '/v1/orders',
+      requests: [
+        {
+          setupRequest: (request) => {
+            const n = next++;
+            return {
+              ...request,
+              headers: { ...auth, 'idempotency-key': `${prefix}-${n}` },
+              body: bodyOf(n),
+            };
+          },
+        },
+      ],
+    };
+  };
+  const stockBodies = stockOrderBodies(stockIds);
   return [
     {
       name: 'POST /builders/oauth/token',
@@ -51,25 +72,26 @@ export function hotPaths({ clientId, clientSecret, token, orderIds, productIds }
     },
     {
       name: 'POST /v1/orders (Idempotency-Key)',
-      request: (target) => {
-        let next = 0;
-        const prefix = `bench-${runTag}-${target.name}-${Math.random().toString(36).slice(2, 8)}`;
-        return {
-          method: 'POST',
-          path: '/v1/orders',
-          requests: [
-            {
-              setupRequest: (request) => ({
-                ...request,
-                headers: { ...auth, 'idempotency-key': `${prefix}-${next++}` },
-                body: orderBody,
-              }),
-            },
-          ],
-        };
-      },
+      request: idempotentCreate(() => orderBody),
+    },
+    {
+      name: 'POST /v1/orders stock-tracked (Idempotency-Key)',
+      request: idempotentCreate((n) => stockBodies[n % stockBodies.length]),
     },
   ];
+}
+
+/**
+ * Orders of three stock-tracked products each, taken in turn from `stockIds`: the store's
+ * catalog sells many products at once, so concurrent orders meet on a product now and then,
+ * not on every request.
+ */
+export function stockOrderBodies(stockIds) {
+  const bodies = [];
+  for (let start = 0; start + 3 <= stockIds.length; start += 3) {
+    bodies.push(JSON.stringify(benchOrder(stockIds.slice(start, start + 3))));
+  }
+  return bodies;
 }
 
 /** A guest order of three lines (a typical create). */

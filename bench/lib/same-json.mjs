@@ -1,6 +1,7 @@
 // Before anything is timed: the reference must answer each hot path as the service does, or
 // the ratio would compare different work. Fails loudly on the first difference.
 import { deepStrictEqual } from 'node:assert/strict';
+import pg from 'pg';
 import { call } from './api.mjs';
 
 const VOLATILE = ['id', 'created_at', 'updated_at'];
@@ -11,9 +12,40 @@ const stable = (order) => ({
   items: order.items.map(({ id, ...line }) => ({ ...line, id: typeof id })),
 });
 
+/** The order's product.inventory_changed events, without what two orders cannot share. */
+async function stockEventsOf(databaseUrl, orderId) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT data FROM events WHERE type = 'product.inventory_changed'
+         AND data->>'order_id' = $1 ORDER BY seq`,
+      [String(orderId)],
+    );
+    return rows.map(({ data }) => {
+      const { object, previous_available, ...rest } = data;
+      const { version, updated_at, inventory, ...product } = object;
+      return {
+        ...rest,
+        order_id: typeof rest.order_id,
+        product,
+        taken: previous_available - inventory.available,
+        keys: Object.keys(data).concat(Object.keys(object)),
+        types: [typeof version, typeof updated_at, inventory.tracked],
+      };
+    });
+  } finally {
+    await client.end();
+  }
+}
+
 const decode = (part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
-export async function checkSameJson(service, reference, { token, orderId, tokenBody, orderBody }) {
+export async function checkSameJson(
+  service,
+  reference,
+  { token, orderId, tokenBody, orderBody, stockOrderBody },
+) {
   const both = (method, path, options) =>
     Promise.all([service, reference].map((t) => call(t.base, method, path, { token, ...options })));
   const same = (what, actual, expected) => {
@@ -39,20 +71,32 @@ export async function checkSameJson(service, reference, { token, orderId, tokenB
   same('GET /v1/orders?status=pending&page=1&limit=5', referenceFiltered, serviceFiltered);
 
   const key = `same-json-${Date.now()}`;
-  const created = await Promise.all(
-    [service, reference].map((t) =>
-      call(t.base, 'POST', '/v1/orders', {
-        token,
-        body: orderBody,
-        headers: { 'idempotency-key': `${key}-${t.name}` },
-        expect: 201,
-      }),
-    ),
-  );
-  same('POST /v1/orders', stable(created[1]), stable(created[0]));
-  // The reference's create must be a real order: the service reads it back identically.
-  const readBack = await call(service.base, 'GET', `/v1/orders/${created[1].id}`, { token });
-  same('the reference-created order, read by the service', readBack, created[1]);
+  for (const [what, body] of [
+    ['POST /v1/orders', orderBody],
+    ['POST /v1/orders stock-tracked', stockOrderBody],
+  ]) {
+    // One after the other: the stock-tracked pair takes the same products' stock.
+    const created = [];
+    for (const t of [service, reference]) {
+      created.push(
+        await call(t.base, 'POST', '/v1/orders', {
+          token,
+          body,
+          headers: { 'idempotency-key': `${key}-${what}-${t.name}` },
+          expect: 201,
+        }),
+      );
+    }
+    same(what, stable(created[1]), stable(created[0]));
+    // The reference's create must be a real order: the service reads it back identically.
+    const readBack = await call(service.base, 'GET', `/v1/orders/${created[1].id}`, { token });
+    same(`the reference-created order (${what}), read by the service`, readBack, created[1]);
+    same(
+      `the stock events of ${what}`,
+      await stockEventsOf(service.databaseUrl, created[1].id),
+      await stockEventsOf(service.databaseUrl, created[0].id),
+    );
+  }
 
   const issued = await Promise.all(
     [service, reference].map((t) =>
