@@ -181,7 +181,7 @@ describe('bearer authentication and scopes', () => {
         .get(`/v1/products/${productOfB}`)
         .set('authorization', `Bearer ${tokenB}`);
       expect(mine.status).toBe(200);
-      expect(mine.body).toEqual({
+      expect(mine.body).toMatchObject({
         id: productOfB,
         sku: 'SHARED-SKU',
         name: 'Test product',

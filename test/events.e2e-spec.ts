@@ -18,7 +18,15 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 describe('event log and change feed', () => {
   let t: TestApp;
 
-  const newShop = () => newShopFor(t, 1250);
+  /**
+   * A tenant whose feed starts empty: its product's `product.created` is the arrangement, not
+   * a change under test (removed before any cursor of the tenant exists).
+   */
+  const newShop = async () => {
+    const shop = await newShopFor(t, 1250);
+    await t.dataSource.query('DELETE FROM events WHERE tenant_id = $1', [shop.tenantId]);
+    return shop;
+  };
 
   const orderBody = (s: Shop) => orderBodyFor(s);
   const createOrder = (s: Shop) => placeOrder(t, s);

@@ -234,6 +234,10 @@ describe('products', () => {
         'inventory.available',
       ],
       [{ sku: 'OK-1', name: 'x', price: 1, inventory: { available: 1 } }, 'inventory.tracked'],
+      [
+        { sku: 'OK-1', name: 'x', price: 1, inventory: { tracked: false, available: 3 } },
+        'inventory.available',
+      ],
       [{ sku: 'OK-1', name: 'x', price: 1, version: 3 }, 'version'],
     ])('%j → 400 naming %s', async (body, field) => {
       const res = await post('/v1/products', body);

@@ -13,6 +13,7 @@ import { AppCtx, Authenticated, Ctx } from '../auth/authenticated.decorator.js';
 import { appScope } from '../auth/grants.js';
 import type { AppContext, RequestContext } from '../auth/request-context.js';
 import { ApiErrors } from '../common/errors/api-error.decorator.js';
+import { AppError } from '../common/errors/app-error.js';
 import { etagOf, type VersionPrecondition } from '../common/http/entity-tags.js';
 import { ID_PARAM, IdParam } from '../common/http/id-param.decorator.js';
 import {
@@ -157,6 +158,12 @@ export class ProductsController {
     @AppCtx() ctx: AppContext,
     @Body(validated) dto: CreateProductDto,
   ): Promise<ProductDto> {
+    if (dto.inventory && !dto.inventory.tracked && (dto.inventory.available ?? 0) !== 0) {
+      // An untracked product counts nothing: a count sent with it would be silently dropped.
+      throw new AppError('validation_failed', 'inventory.available needs inventory.tracked: true', {
+        details: [{ field: 'inventory.available', message: 'needs inventory.tracked: true' }],
+      });
+    }
     const product = await this.products.create(ctx, {
       sku: dto.sku,
       name: dto.name,
