@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { feedPage, settleFeed, type FeedEvent } from './support/feed.js';
+import { ProductsRepository } from '../src/products/products.repository.js';
 import { ProductsService } from '../src/products/products.service.js';
 import { newApp, newProduct, newTenant, TEST_ADMIN, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -455,6 +456,36 @@ describe('products', () => {
       reason: 'adjustment',
       order_id: null,
     });
+  });
+
+  it('a CLI import meeting a sku created meanwhile by another writer is refused whole', async () => {
+    const repository = t.app.get(ProductsRepository);
+    const [mine, theirs] = [sku(), sku()];
+    // Another writer creates `theirs` just after the import locked the file's products.
+    const spy = vi.spyOn(repository, 'lockBySku').mockImplementationOnce(async (db, skus) => {
+      const locked = await ProductsRepository.prototype.lockBySku.call(repository, db, skus);
+      await t.dataSource.query(
+        `INSERT INTO products (tenant_id, sku, name, price_minor) VALUES ($1, $2, 'Theirs', 100)`,
+        [tenantId, theirs],
+      );
+      return locked;
+    });
+    try {
+      const run = t.app.get(ProductsService).importMany(
+        TEST_ADMIN,
+        tenantId,
+        [
+          { sku: mine, name: 'Mine', priceMinor: 100 },
+          { sku: theirs, name: 'Mine too', priceMinor: 200 },
+        ],
+        { hasActiveColumn: false },
+      );
+      await expect(run).rejects.toThrow(/created by another writer during the import/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await get(`/v1/products?sku=${mine}`)).body.data).toEqual([]);
+    expect((await get(`/v1/products?sku=${theirs}`)).body.data[0].name).toBe('Theirs');
   });
 
   it('is isolated per tenant in lists', async () => {

@@ -86,7 +86,7 @@ export function hotPaths({ clientId, clientSecret, token, orderIds, productIds, 
  * catalog sells many products at once, so concurrent orders meet on a product now and then,
  * not on every request.
  */
-export function stockOrderBodies(stockIds) {
+export function stockOrderBodies(stockIds = []) {
   const bodies = [];
   for (let start = 0; start + 3 <= stockIds.length; start += 3) {
     bodies.push(JSON.stringify(benchOrder(stockIds.slice(start, start + 3))));

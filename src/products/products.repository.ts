@@ -115,38 +115,40 @@ export class ProductsRepository {
   }
 
   /**
-   * Inserts or updates by sku, in one statement. `hasActiveColumn` false: existing products
-   * keep their state (new ones are active). A row with `stock` turns tracking on with that
-   * many available. Rows that change nothing are left alone (no new version). Per row
-   * written: the product after, and before (null when inserted).
+   * The tenant's products with these skus, locked until the unit of work ends, in id order (as
+   * orders lock them), as they are now: by sku.
+   */
+  async lockBySku(db: TenantSql, skus: readonly string[]): Promise<Map<string, ProductRow>> {
+    const rows = await db.rows<ProductRow>(
+      `SELECT ${PRODUCT_COLUMNS} FROM products p JOIN tenants t ON t.id = $1
+       WHERE p.tenant_id = $1 AND p.sku = ANY($2::text[])
+       ORDER BY p.id FOR NO KEY UPDATE OF p`,
+      [skus],
+    );
+    return new Map(rows.map((r) => [r.sku, r]));
+  }
+
+  /**
+   * Inserts or updates by sku, in one statement. Only products the caller locked
+   * (lockBySku, `lockedIds`) are updated, and only when the row changes something; a sku
+   * another writer created since is neither inserted nor updated (the caller sees it missing).
+   * `hasActiveColumn` false: existing products keep their state (new ones are active). A row
+   * with `stock` turns tracking on with that many available. Per product written: the product
+   * after, and whether it was inserted.
    */
   async upsert(
     db: TenantSql,
     rows: readonly ProductInput[],
     hasActiveColumn: boolean,
-  ): Promise<Array<{ after: ProductRow; before: ProductRow | null }>> {
-    const skus = rows.map((r) => r.sku);
-    // Locked first, in id order as orders lock them, so that the upsert's own snapshot
-    // (a statement of its own) reads each existing product as it is now.
-    await db.rows(
-      `SELECT id FROM products WHERE tenant_id = $1 AND sku = ANY($2::text[])
-       ORDER BY id FOR NO KEY UPDATE`,
-      [skus],
-    );
-    const written = await db.rows<{
-      after: ProductRow;
-      before: ProductRow | null;
-      currency: string;
-    }>(
-      `WITH v AS (
-         SELECT * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::bigint[])
-           AS v(sku, name, price, active, stock)),
-       before AS (SELECT p.* FROM products p JOIN v ON p.tenant_id = $1 AND p.sku = v.sku),
-       written AS (
+    lockedIds: readonly number[],
+  ): Promise<Array<{ product: ProductRow; inserted: boolean }>> {
+    const written = await db.rows<{ product: ProductRow; inserted: boolean; currency: string }>(
+      `WITH written AS (
          INSERT INTO products AS p (tenant_id, sku, name, price_minor, active, inventory_tracked, available)
          SELECT $1, v.sku, v.name, v.price, COALESCE(v.active, true), v.stock IS NOT NULL,
            COALESCE(v.stock, 0)
-         FROM v
+         FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::bigint[])
+           AS v(sku, name, price, active, stock)
          ON CONFLICT (tenant_id, sku) DO UPDATE SET
            name = EXCLUDED.name,
            price_minor = EXCLUDED.price_minor,
@@ -155,27 +157,29 @@ export class ProductsRepository {
            available = CASE WHEN EXCLUDED.inventory_tracked THEN EXCLUDED.available ELSE p.available END,
            version = p.version + 1,
            updated_at = clock_timestamp()
-         WHERE (p.name, p.price_minor, p.active, p.inventory_tracked, p.available)
+         WHERE p.id = ANY($8::bigint[])
+           AND (p.name, p.price_minor, p.active, p.inventory_tracked, p.available)
            IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.price_minor,
              CASE WHEN $7 THEN EXCLUDED.active ELSE p.active END,
              p.inventory_tracked OR EXCLUDED.inventory_tracked,
              CASE WHEN EXCLUDED.inventory_tracked THEN EXCLUDED.available ELSE p.available END)
-         RETURNING p.*)
-       SELECT row_to_json(w) AS after, row_to_json(b) AS before, t.currency
-       FROM written w JOIN tenants t ON t.id = $1 LEFT JOIN before b ON b.id = w.id
+         RETURNING p.*, (p.xmax = 0) AS inserted)
+       SELECT row_to_json(w) AS product, w.inserted, t.currency
+       FROM written w JOIN tenants t ON t.id = $1
        ORDER BY w.id`,
       [
-        skus,
+        rows.map((r) => r.sku),
         rows.map((r) => r.name),
         rows.map((r) => r.priceMinor),
         rows.map((r) => r.active ?? null),
         rows.map((r) => r.stock ?? null),
         hasActiveColumn,
+        lockedIds,
       ],
     );
     return written.map((w) => ({
-      after: productFromJson(w.after, w.currency),
-      before: w.before && productFromJson(w.before, w.currency),
+      product: productFromJson(w.product, w.currency),
+      inserted: w.inserted,
     }));
   }
 

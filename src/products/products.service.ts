@@ -32,7 +32,10 @@ export interface ImportResult {
 
 const IMPORT_BATCH = 1000;
 
-/** `available` never leaves this range (the column's CHECK). */
+/**
+ * The API keeps `available` within ±10^12 (the column allows ±10^15): imports and give-backs,
+ * which are never refused, have the rest.
+ */
 const AVAILABLE_LIMIT = 1_000_000_000_000;
 
 /**
@@ -145,7 +148,9 @@ export class ProductsService {
 
   /**
    * Upserts by sku in one unit of work (all or nothing), in batches of one statement each,
-   * each product written with its events. `onProgress` is told after every batch.
+   * each product written with its events. Every existing product of the file is locked first,
+   * in one statement in id order (as orders lock them: a lock taken batch by batch would not
+   * be), and read as it is then for the events. `onProgress` is told after every batch.
    */
   async importMany(
     admin: AdminContext,
@@ -156,34 +161,32 @@ export class ProductsService {
     await this.tenants.get(tenantId);
     return this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
+      const existing = await this.products.lockBySku(
+        tenant,
+        rows.map((r) => r.sku),
+      );
       const result: ImportResult = { inserted: 0, updated: 0, unchanged: 0 };
       for (let start = 0; start < rows.length; start += IMPORT_BATCH) {
         const batch = rows.slice(start, start + IMPORT_BATCH);
-        const written = await this.products.upsert(tenant, batch, options.hasActiveColumn);
+        const lockedIds = batch.flatMap((r) => existing.get(r.sku)?.id ?? []);
+        const written = await this.products.upsert(
+          tenant,
+          batch,
+          options.hasActiveColumn,
+          lockedIds,
+        );
+        const seen = new Set(written.map((w) => w.product.sku));
+        const raced = batch.filter((r) => !seen.has(r.sku) && !existing.has(r.sku));
+        if (raced.length > 0) throw createdMeanwhile(raced.map((r) => r.sku));
         const events: NewEvent[] = [];
-        for (const { before, after } of written) {
-          if (before === null) {
+        for (const { product, inserted } of written) {
+          if (inserted) {
             result.inserted += 1;
-            events.push(productCreated(after));
+            events.push(productCreated(product));
             continue;
           }
           result.updated += 1;
-          const changed = changedFields(before, after);
-          if (changed.length > 0) events.push(productUpdated(after, changed));
-          if (
-            after.inventory_tracked !== before.inventory_tracked ||
-            after.available !== before.available
-          ) {
-            events.push(
-              ...inventoryChanged(
-                [{ product: after, previousAvailable: before.available }],
-                'adjustment',
-                {
-                  note: 'product import',
-                },
-              ),
-            );
-          }
+          events.push(...importChangeEvents(existing.get(product.sku)!, product));
         }
         result.unchanged += batch.length - written.length;
         await this.events.append(tenant, events);
@@ -227,6 +230,33 @@ export class ProductsService {
       return apply(tenant, current);
     });
   }
+}
+
+/** An imported row's events: what changed of the product, and its stock when that moved. */
+function importChangeEvents(before: ProductRow, after: ProductRow): NewEvent[] {
+  const events: NewEvent[] = [];
+  const changed = changedFields(before, after);
+  if (changed.length > 0) events.push(productUpdated(after, changed));
+  if (
+    after.inventory_tracked !== before.inventory_tracked ||
+    after.available !== before.available
+  ) {
+    events.push(
+      ...inventoryChanged([{ product: after, previousAvailable: before.available }], 'adjustment', {
+        note: 'product import',
+      }),
+    );
+  }
+  return events;
+}
+
+/** Skus another writer created while the import ran: the import is refused, to be run again. */
+function createdMeanwhile(skus: string[]): AppError {
+  const shown = skus.slice(0, 5).join(', ');
+  return new AppError(
+    'validation_failed',
+    `sku(s) ${shown}${skus.length > 5 ? ', …' : ''} were created by another writer during the import; nothing was imported, run it again`,
+  );
 }
 
 export function productNotFound(id: number): AppError {

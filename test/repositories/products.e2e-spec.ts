@@ -1,3 +1,4 @@
+import type { ProductInput } from '../../src/products/product-input.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProductsRepository } from '../../src/products/products.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
@@ -85,23 +86,30 @@ describe('products repository, two tenants', () => {
     expect(await catalogOf(r.tenantB)).toEqual(before);
   });
 
-  it("upsert: inserts and updates by sku in the bound tenant; the other's same skus untouched", async () => {
+  it("upsert: inserts and updates by sku in the bound tenant (locked ones only); the other's same skus untouched", async () => {
     const before = await catalogOf(r.tenantB);
     await r.inspect.query('UPDATE products SET active = false WHERE tenant_id = $1', [r.tenantA]);
-    const written = await r.transactions.run((db) =>
-      products.upsert(
-        db.tenant(r.tenantA),
-        [
-          { sku: 'MUG', name: 'Mug', priceMinor: 1300 },
-          { sku: 'HAT', name: 'Hat', priceMinor: 700 },
-        ],
-        false,
-      ),
+    const upsert = (rows: ProductInput[], hasActiveColumn: boolean) =>
+      r.transactions.run(async (db) => {
+        const tenant = db.tenant(r.tenantA);
+        const locked = await products.lockBySku(
+          tenant,
+          rows.map((row) => row.sku),
+        );
+        const ids = [...locked.values()].map((p) => p.id);
+        return products.upsert(tenant, rows, hasActiveColumn, ids);
+      });
+    const written = await upsert(
+      [
+        { sku: 'MUG', name: 'Mug', priceMinor: 1300 },
+        { sku: 'HAT', name: 'Hat', priceMinor: 700 },
+      ],
+      false,
     );
-    // Per product written, in id order: the row after, and before (null: inserted).
-    expect(written.map((w) => [w.after.sku, w.before?.name ?? null, w.after.version])).toEqual([
-      ['MUG', 'MUG', 2],
-      ['HAT', null, 1],
+    // Per product written, in id order: the row after, and whether it was inserted.
+    expect(written.map((w) => [w.product.sku, w.inserted, w.product.version])).toEqual([
+      ['MUG', false, 2],
+      ['HAT', true, 1],
     ]);
     expect(await catalogOf(r.tenantA)).toEqual([
       { sku: 'CAP', name: 'CAP', price_minor: 100, active: false },
@@ -109,21 +117,28 @@ describe('products repository, two tenants', () => {
       { sku: 'HAT', name: 'Hat', price_minor: 700, active: true },
       { sku: 'MUG', name: 'Mug', price_minor: 1300, active: false },
     ]);
-    const activated = await r.transactions.run((db) =>
-      products.upsert(
-        db.tenant(r.tenantA),
-        [
-          { sku: 'MUG', name: 'Mug', priceMinor: 1300, active: true, stock: 4 },
-          { sku: 'HAT', name: 'Hat', priceMinor: 700 },
-        ],
-        true,
-      ),
+    const activated = await upsert(
+      [
+        { sku: 'MUG', name: 'Mug', priceMinor: 1300, active: true, stock: 4 },
+        { sku: 'HAT', name: 'Hat', priceMinor: 700 },
+      ],
+      true,
     );
     // HAT changes nothing: left alone, not returned, no new version.
-    expect(activated.map((w) => w.after)).toEqual([
+    expect(activated.map((w) => w.product)).toEqual([
       expect.objectContaining({ sku: 'MUG', active: true, inventory_tracked: true, available: 4 }),
     ]);
     expect((await catalogOf(r.tenantA)).find((p) => p.sku === 'MUG')?.active).toBe(true);
+    // A product not locked by the caller (created by another writer meanwhile) is not updated.
+    const unlocked = await r.transactions.run((db) =>
+      products.upsert(
+        db.tenant(r.tenantA),
+        [{ sku: 'CAP', name: 'Cap!', priceMinor: 1 }],
+        true,
+        [],
+      ),
+    );
+    expect(unlocked).toEqual([]);
     expect(await catalogOf(r.tenantB)).toEqual(before);
   });
 });

@@ -55,6 +55,20 @@ describe('toErrorResponse: the database being away is 503 unavailable, whatever 
     expect(response.headers['retry-after']).toBe('5');
   });
 
+  it.each([
+    ['a deadlock (40P01)', driver('deadlock detected', '40P01')],
+    ['a serialization failure (40001)', driver('could not serialize access', '40001')],
+  ])('%s is 503 with Retry-After 1, and logged as unexpected', (_, error) => {
+    const response = toErrorResponse(error, 'r');
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({
+      error: 'unavailable',
+      error_description: expect.stringContaining('retry') as string,
+    });
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.unexpected).toBe(true);
+  });
+
   it('work of ours that outlived its unit of work stays a loud 500', () => {
     const response = toErrorResponse(new UnitOfWorkEndedError(), 'req-2');
     expect(response.status).toBe(500);

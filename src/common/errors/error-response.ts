@@ -107,6 +107,17 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
       { headers: { 'retry-after': '5' } },
     );
   }
+  // 40P01, 40001: PostgreSQL aborted the transaction for a deadlock or a serialization
+  // conflict with a concurrent one. Nothing was written; a retry runs on the new state. Logged
+  // as unexpected all the same: the service takes its locks in one order, so it is a bug.
+  if (sqlState === '40P01' || sqlState === '40001') {
+    const conflict = respond(
+      'unavailable',
+      'The request conflicted with a concurrent one and was rolled back; retry it',
+      { headers: { 'retry-after': '1' } },
+    );
+    return { ...conflict, unexpected: true };
+  }
   const response = respond('internal_error', 'An unexpected error occurred', { requestId });
   return { ...response, unexpected: true };
 }

@@ -8,8 +8,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * Constant defaults only, so PostgreSQL records them in the catalog instead of rewriting the
  * tables: existing products read as untracked at version 1, existing lines as holding nothing
- * (no stock was counted when they were sold). The line rule is added NOT VALID (checked for
- * new and changed rows) and validated by the next migration, outside this one's lock.
+ * (no stock was counted when they were sold). The rules are added NOT VALID (checked for new
+ * and changed rows) and validated by the next migration, outside this one's lock. The bound
+ * on `available` keeps it an exact JSON number; the API keeps its own changes far inside it
+ * (±10^12), so that imports and give-backs, which are never refused, never meet it.
  */
 export class ProductInventory1767000000000 implements MigrationInterface {
   name = 'ProductInventory1767000000000';
@@ -23,9 +25,9 @@ export class ProductInventory1767000000000 implements MigrationInterface {
         ADD COLUMN inventory_tracked boolean NOT NULL DEFAULT false,
         ADD COLUMN available bigint NOT NULL DEFAULT 0,
         ADD COLUMN version integer NOT NULL DEFAULT 1,
-        ADD CONSTRAINT products_version_check CHECK (version >= 1),
+        ADD CONSTRAINT products_version_check CHECK (version >= 1) NOT VALID,
         ADD CONSTRAINT products_available_check
-          CHECK (available BETWEEN -1000000000000 AND 1000000000000)`);
+          CHECK (available BETWEEN -1000000000000000 AND 1000000000000000) NOT VALID`);
     await q.query(`
       ALTER TABLE order_items
         ADD COLUMN stock_held integer NOT NULL DEFAULT 0,

@@ -2,9 +2,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The part of migration 1767000000000 that reads whole tables, outside any transaction so
- * that orders and products stay writable throughout: the line rule is validated (a scan that
- * blocks no reads or writes), and the index of the product list's `updated_after` filter is
- * built CONCURRENTLY. Each step can run again after a failure half-way.
+ * that orders and products stay writable throughout: the rules it added NOT VALID are
+ * validated (a scan that blocks no reads or writes), and the index of the product list's
+ * `updated_after` filter is built CONCURRENTLY. Each step can run again after a failure
+ * half-way.
  */
 export class ProductInventoryIndexes1767000000001 implements MigrationInterface {
   name = 'ProductInventoryIndexes1767000000001';
@@ -12,7 +13,13 @@ export class ProductInventoryIndexes1767000000001 implements MigrationInterface 
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE order_items VALIDATE CONSTRAINT order_items_stock_held_check`);
+    for (const [table, constraint] of [
+      ['order_items', 'order_items_stock_held_check'],
+      ['products', 'products_version_check'],
+      ['products', 'products_available_check'],
+    ]) {
+      await q.query(`ALTER TABLE ${table} VALIDATE CONSTRAINT ${constraint}`);
+    }
     await q.query(`DROP INDEX CONCURRENTLY IF EXISTS products_updated_idx`);
     await q.query(
       `CREATE INDEX CONCURRENTLY products_updated_idx ON products (tenant_id, updated_at, id)`,
