@@ -149,7 +149,7 @@ describe('customer accounts', () => {
   });
 
   describe('login', () => {
-    it('200 {token, token_type, expires_in, scope, customer}; the token is a customer session', async () => {
+    it('200 {token, token_type, expires_in, scope, refresh_token, refresh_expires_in, customer}; the token is a customer session', async () => {
       const address = email();
       const created = await register({ name: 'Ada', email: address, password: PASSWORD });
       const res = await login({ email: address.toUpperCase(), password: PASSWORD });
@@ -159,6 +159,8 @@ describe('customer accounts', () => {
         token_type: 'Bearer',
         expires_in: 86400,
         scope: 'customer:read order:read',
+        refresh_token: expect.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/),
+        refresh_expires_in: 7 * 86400,
         customer: {
           id: created.body.id,
           name: 'Ada',

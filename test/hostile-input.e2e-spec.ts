@@ -1317,6 +1317,36 @@ describe('hostile input (property-based, every route)', () => {
         ),
     },
     {
+      name: 'POST /v1/customers/token',
+      runs: 100,
+      writes: true,
+      examples: () => [
+        example('/v1/customers/token', `{"refresh_token":"rt_${'A'.repeat(43)}"}`),
+        example('/v1/customers/token', '{"refresh_token":null}'),
+        example('/v1/customers/token', `{"refresh_token":"${'x'.repeat(600)}"}`),
+      ],
+      arbitrary: () =>
+        hostileRequest(
+          'POST',
+          fixed('/v1/customers/token'),
+          headers(appAuth()),
+          fc.option(
+            jsonBody(
+              mutatedBody(
+                fc.record({
+                  refresh_token: fc.oneof(
+                    fc.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/),
+                    fc.string({ maxLength: 60 }),
+                  ),
+                }) as fc.Arbitrary<HostileJson>,
+                [['refresh_token']],
+              ),
+            ),
+            { nil: undefined, freq: 20 },
+          ),
+        ),
+    },
+    {
       name: 'GET /v1/customers/me',
       runs: 150,
       arbitrary: () => hostileRequest('GET', fixed('/v1/customers/me'), headers(sessionAuth())),

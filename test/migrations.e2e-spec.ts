@@ -9,6 +9,8 @@ const TABLES = [
   'app_tokens',
   'apps',
   'audit_log',
+  'customer_refresh_chains',
+  'customer_refresh_tokens',
   'customer_sessions',
   'customer_tickets',
   'customers',
@@ -36,6 +38,7 @@ const TABLES = [
 const LATER_THAN_ORDER_OPERATIONS = [
   'ProductInventory1767000000000',
   'ProductInventoryIndexes1767000000001',
+  'CustomerRefreshChains1768000000000',
 ];
 describe('migrations', () => {
   let dataSource: DataSource;

@@ -561,6 +561,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Trade a refresh token for a new session token and a new refresh token
+     * @description The refresh token is used up (rotation): the answer carries the next one. Presenting a used-up refresh token again is taken as theft: the whole chain of that login ends (its sessions and its current refresh token, on every instance) and the answer is 400 `invalid_grant`, as for an unknown, expired or ended one. A chain lives at most `CUSTOMER_REFRESH_TTL` from login and `CUSTOMER_REFRESH_IDLE` without use. Only the app that logged the customer in can use it (another app gets `invalid_grant` and changes nothing). Needs an app token with `customer:auth`.
+     */
+    post: operations['CustomersController_refreshSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/customers/tickets': {
     parameters: {
       query?: never;
@@ -926,6 +946,7 @@ export interface components {
         | 'unsupported_grant_type'
         | 'invalid_scope'
         | 'validation_failed'
+        | 'invalid_grant'
         | 'invalid_ticket'
         | 'invalid_client'
         | 'unauthenticated'
@@ -1788,7 +1809,21 @@ export interface components {
        * @example customer:read order:read
        */
       scope: string;
+      /**
+       * @description Opaque, single use: `POST /v1/customers/token` trades it for a new session token and a new refresh token. Keep it secret; presenting a used one ends the whole chain of the login
+       * @example rt_3Vq5mYk2c1b0ZxW9aQ7rT4uP8sD6fG2hJ1kL0nM5bV3
+       */
+      refresh_token: string;
+      /**
+       * @description Seconds the refresh token stays usable: the sooner of the chain’s end (`CUSTOMER_REFRESH_TTL` after login) and its idle end (`CUSTOMER_REFRESH_IDLE` after the last use)
+       * @example 604800
+       */
+      refresh_expires_in: number;
       customer: components['schemas']['CustomerDto'];
+    };
+    RefreshTokenDto: {
+      /** @description A refresh token from login or from the last refresh */
+      refresh_token: string;
     };
     CreateTicketDto: {
       /**
@@ -5653,6 +5688,87 @@ export interface operations {
        *
        *     `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers)
        */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  CustomersController_refreshSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RefreshTokenDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LoginResponseDto'];
+        };
+      };
+      /** @description `validation_failed`: refresh_token missing or not a string; `invalid_grant`: the refresh token is unknown, expired, already used, ended, or another app’s; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `customer:auth` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -201,6 +201,20 @@ export class AppConfig {
   @Max(30 * 86_400)
   CUSTOMER_SESSION_TTL = 86_400;
 
+  /** A refresh chain lives at most this long from its login, in seconds (30 days). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(60)
+  @Max(365 * 86_400)
+  CUSTOMER_REFRESH_TTL = 30 * 86_400;
+
+  /** A refresh chain unused this long ends, in seconds (7 days). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(60)
+  @Max(365 * 86_400)
+  CUSTOMER_REFRESH_IDLE = 7 * 86_400;
+
   /** Lifetime of email-verification and password-reset tickets, in seconds (24 h). */
   @Transform(toInteger)
   @IsInt()

@@ -31,6 +31,7 @@ import { OrderOperationsService } from '../orders/operations/order-operations.se
 import { OrderListService } from '../orders/order-list.service.js';
 import { ApiConditionalRead } from '../orders/orders.controller.js';
 import { OrdersService } from '../orders/orders.service.js';
+import { CustomerRefresh } from './customer-refresh.service.js';
 import { CustomerTickets } from './customer-tickets.service.js';
 import { CustomersService } from './customers.service.js';
 import {
@@ -44,6 +45,7 @@ import {
   CustomerDto,
   LoginDto,
   LoginResponseDto,
+  RefreshTokenDto,
   RegisterCustomerDto,
 } from './dto/customer.dto.js';
 import { validated } from '../common/http/validated.js';
@@ -67,6 +69,7 @@ export class CustomersController {
     private readonly orders: OrdersService,
     private readonly orderList: OrderListService,
     private readonly operations: OrderOperationsService,
+    private readonly refresh: CustomerRefresh,
   ) {}
 
   @Post('register')
@@ -119,6 +122,32 @@ export class CustomersController {
     @Headers('x-customer-ip') customerIp: string | undefined,
   ): Promise<LoginResponseDto> {
     return this.customers.login(ctx, dto, customerIpKey(customerIp));
+  }
+
+  @Post('token')
+  @HttpCode(200)
+  @Authenticated(appScope('customer:auth'))
+  @ApiOperation({
+    summary: 'Trade a refresh token for a new session token and a new refresh token',
+    description:
+      'The refresh token is used up (rotation): the answer carries the next one. Presenting a ' +
+      'used-up refresh token again is taken as theft: the whole chain of that login ends (its ' +
+      'sessions and its current refresh token, on every instance) and the answer is 400 ' +
+      '`invalid_grant`, as for an unknown, expired or ended one. A chain lives at most ' +
+      '`CUSTOMER_REFRESH_TTL` from login and `CUSTOMER_REFRESH_IDLE` without use. Only the app ' +
+      'that logged the customer in can use it (another app gets `invalid_grant` and changes ' +
+      'nothing). Needs an app token with `customer:auth`.',
+  })
+  @ApiOkResponse({ type: LoginResponseDto })
+  @ApiErrors({
+    validation_failed: 'refresh_token missing or not a string',
+    invalid_grant: 'the refresh token is unknown, expired, already used, ended, or another app’s',
+  })
+  refreshSession(
+    @AppCtx() ctx: AppContext,
+    @Body(validated) dto: RefreshTokenDto,
+  ): Promise<LoginResponseDto> {
+    return this.refresh.refresh(ctx, dto.refresh_token);
   }
 
   @Post('tickets')

@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { TokensModule } from '../auth/tokens.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
+import { CustomerRefresh } from './customer-refresh.service.js';
 import { CustomerSessions } from './customer-sessions.service.js';
+import { RefreshChainsRepository } from './refresh-chains.repository.js';
 import { CustomerTicketsRepository } from './customer-tickets.repository.js';
 import { CustomerTickets } from './customer-tickets.service.js';
 import { CustomerVerification } from './customer-verification.service.js';
@@ -20,6 +22,8 @@ import { PasswordWork } from './password-work.service.js';
     CustomersRepository,
     PasswordWork,
     CustomerSessions,
+    CustomerRefresh,
+    RefreshChainsRepository,
     CustomerTickets,
     CustomerTicketsRepository,
     CustomerVerification,

@@ -82,6 +82,10 @@ export class CustomersRepository {
    * in flight to commit and then re-reads the row (a plain read would still see the old
    * hash, and the change's session purge would not see this session).
    */
+  /**
+   * A session of the customer; with `passwordHash`, only while that is still the customer's
+   * password (a login: the password may change while it is checked).
+   */
   async insertSession(
     db: TenantSql,
     s: {
@@ -90,15 +94,17 @@ export class CustomersRepository {
       appId: number;
       scopes: string[];
       ttlSeconds: number;
-      passwordHash: string;
+      passwordHash: string | null;
+      chainId: string | null;
     },
   ): Promise<boolean> {
     const inserted = await db.count(
-      `INSERT INTO customer_sessions (id, tenant_id, customer_id, app_id, scopes, expires_at)
-       SELECT $2, c.tenant_id, c.id, $4, $5, now() + make_interval(secs => $6)
-       FROM customers c WHERE c.tenant_id = $1 AND c.id = $3 AND c.password_hash = $7
+      `INSERT INTO customer_sessions (id, tenant_id, customer_id, app_id, scopes, expires_at, chain_id)
+       SELECT $2, c.tenant_id, c.id, $4, $5, now() + make_interval(secs => $6), $8
+       FROM customers c
+       WHERE c.tenant_id = $1 AND c.id = $3 AND ($7::text IS NULL OR c.password_hash = $7)
        FOR SHARE OF c`,
-      [s.id, s.customerId, s.appId, s.scopes, s.ttlSeconds, s.passwordHash],
+      [s.id, s.customerId, s.appId, s.scopes, s.ttlSeconds, s.passwordHash, s.chainId],
     );
     return inserted > 0;
   }
@@ -132,14 +138,19 @@ export class CustomersRepository {
     return changed > 0;
   }
 
-  /** Marks the session revoked; returns its expiry, or undefined when there is no such session. */
-  async revokeSession(db: TenantSql, sessionId: string): Promise<Date | undefined> {
-    const row = await db.first<{ expires_at: Date }>(
+  /**
+   * Marks the session revoked; returns its expiry and its refresh chain, or undefined when there
+   * is no such session.
+   */
+  revokeSession(
+    db: TenantSql,
+    sessionId: string,
+  ): Promise<{ expires_at: Date; chain_id: string | null } | undefined> {
+    return db.first<{ expires_at: Date; chain_id: string | null }>(
       `UPDATE customer_sessions SET revoked_at = COALESCE(revoked_at, now())
-       WHERE tenant_id = $1 AND id = $2 RETURNING expires_at`,
+       WHERE tenant_id = $1 AND id = $2 RETURNING expires_at, chain_id`,
       [sessionId],
     );
-    return row?.expires_at;
   }
 
   /** Marks the email verified; the row as it is now (undefined when there is no such customer). */
@@ -151,14 +162,21 @@ export class CustomersRepository {
     );
   }
 
-  /** Revokes every live session of the customer except `keep`; returns the revoked ones. */
-  revokeSessionsOf(db: TenantSql, customerId: number, keep?: string): Promise<RevokedSession[]> {
+  /**
+   * Revokes every live session of the customer except `keep` (only those of `chainId`, when
+   * given); returns the revoked ones.
+   */
+  revokeSessionsOf(
+    db: TenantSql,
+    customerId: number,
+    options: { keep?: string; chainId?: string } = {},
+  ): Promise<RevokedSession[]> {
     return db.rows<RevokedSession>(
       `UPDATE customer_sessions SET revoked_at = now()
        WHERE tenant_id = $1 AND customer_id = $2 AND revoked_at IS NULL AND expires_at > now()
-         AND ($3::uuid IS NULL OR id <> $3::uuid)
+         AND ($3::uuid IS NULL OR id <> $3::uuid) AND ($4::uuid IS NULL OR chain_id = $4::uuid)
        RETURNING id, expires_at`,
-      [customerId, keep ?? null],
+      [customerId, options.keep ?? null, options.chainId ?? null],
     );
   }
 }

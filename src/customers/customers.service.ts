@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccessTokenIssuer } from '../auth/access-token-issuer.service.js';
 import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import type { AppContext, CustomerContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
@@ -11,6 +10,7 @@ import { AppConfig } from '../config/app-config.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toCustomerDto } from './customer.mapper.js';
 import { CustomerSessions } from './customer-sessions.service.js';
+import { CustomerRefresh } from './customer-refresh.service.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';
 import type {
   CustomerDto,
@@ -21,9 +21,6 @@ import type {
 import type { ChangePasswordDto } from './dto/ticket.dto.js';
 import { emailKey, loginLimits } from './login-limits.js';
 import { PasswordWork, SERVICE_WORK } from './password-work.service.js';
-
-/** The scopes a session can carry; it gets those the logging-in app token holds. */
-const SESSION_SCOPES = ['customer:read', 'order:read'];
 
 type Reservation = [RateLimitRule, string];
 
@@ -38,13 +35,13 @@ export class CustomersService implements OnModuleInit {
   constructor(
     private readonly customers: CustomersRepository,
     private readonly passwords: PasswordWork,
-    private readonly tokens: AccessTokenIssuer,
     private readonly limiter: ExactRateLimiter,
     private readonly transactions: Transactions,
     private readonly sessions: CustomerSessions,
     private readonly config: AppConfig,
     private readonly events: OutboxRepository,
     private readonly credentials: CredentialsEvents,
+    private readonly refresh: CustomerRefresh,
   ) {
     const limits = loginLimits(config);
     this.failuresPerEmail = limits.failuresPerEmail;
@@ -197,16 +194,21 @@ export class CustomersService implements OnModuleInit {
     await this.transactions.run((db) => this.sessions.endAll(db, ctx.tenantId, ctx.customerId));
   }
 
-  /** Kills this session on every instance (NOTIFY at commit). */
+  /**
+   * Kills this session on every instance (NOTIFY at commit), and the refresh chain it came
+   * from with every session of that chain.
+   */
   async logout(ctx: CustomerContext): Promise<void> {
     await this.transactions.run(async (db) => {
-      const expiresAt = await this.customers.revokeSession(db.tenant(ctx.tenantId), ctx.tokenId);
-      if (expiresAt) {
-        await this.credentials.publish(db, {
-          kind: 'session',
-          id: ctx.tokenId,
-          expiresAt: expiresAt.getTime(),
-        });
+      const session = await this.customers.revokeSession(db.tenant(ctx.tenantId), ctx.tokenId);
+      if (!session) return;
+      await this.credentials.publish(db, {
+        kind: 'session',
+        id: ctx.tokenId,
+        expiresAt: session.expires_at.getTime(),
+      });
+      if (session.chain_id) {
+        await this.sessions.endChain(db, ctx.tenantId, ctx.customerId, session.chain_id);
       }
     });
   }
@@ -224,35 +226,10 @@ export class CustomersService implements OnModuleInit {
         passwordHash = stronger;
       }
     }
-    const session = {
-      id: randomUUID(),
-      customerId: customer.id,
-      scopes: SESSION_SCOPES.filter((s) => ctx.scopes.has(s)),
-      ttlSeconds: this.config.CUSTOMER_SESSION_TTL,
-    };
-    const opened = await this.customers.insertSession(tenant, {
-      ...session,
-      appId: ctx.appId,
-      passwordHash,
-    });
+    const opened = await this.refresh.openForLogin(ctx, customer, passwordHash);
     // The password changed while it was being checked: the old one opens nothing.
     if (!opened) throw new AppError('invalid_credentials', 'The email or password is incorrect');
-    const token = this.tokens.issueCustomerToken(
-      {
-        appId: ctx.appId,
-        tenantId: ctx.tenantId,
-        clientId: ctx.clientId,
-        credentialsVersion: ctx.credentialsVersion,
-      },
-      session,
-    );
-    return {
-      token: token.accessToken,
-      token_type: 'Bearer',
-      expires_in: token.expiresIn,
-      scope: token.scope,
-      customer: toCustomerDto(customer),
-    };
+    return opened;
   }
 
   /** Reserves every key or none: a refusal hands back what was already taken. */

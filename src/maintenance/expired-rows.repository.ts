@@ -12,6 +12,9 @@ const TENANT_PURGES = {
   idempotency_keys: 'DELETE FROM idempotency_keys WHERE expires_at <= now()',
   app_tokens: "DELETE FROM app_tokens WHERE expires_at < now() - interval '1 hour'",
   customer_sessions: "DELETE FROM customer_sessions WHERE expires_at < now() - interval '1 hour'",
+  // A chain's tokens go with it (ON DELETE CASCADE); its sessions end by their own expiry.
+  customer_refresh_chains: `DELETE FROM customer_refresh_chains
+    WHERE least(expires_at, idle_expires_at, ended_at) < now() - interval '1 hour'`,
   customer_tickets:
     "DELETE FROM customer_tickets WHERE expires_at < now() OR used_at < now() - interval '1 day'",
 } as const;

@@ -96,7 +96,12 @@ describe('customers and customer tickets repositories, two tenants', () => {
 
   it("insertSession opens a session for tenant A's customer only", async () => {
     const { idA, idB } = await pair('session@example.com', 'pw');
-    const session = { scopes: ['customer:read'], ttlSeconds: 60, passwordHash: 'pw' };
+    const session = {
+      scopes: ['customer:read'],
+      ttlSeconds: 60,
+      passwordHash: 'pw',
+      chainId: null,
+    };
     const idForB = '00000000-0000-4000-8000-00000000000b';
     expect(
       await customers.insertSession(r.a(), {
@@ -144,8 +149,11 @@ describe('customers and customer tickets repositories, two tenants', () => {
     const one = await insertSession(r.inspect, r.tenantA, idA, appA);
     const kept = await insertSession(r.inspect, r.tenantA, idA, appA);
     const other = await insertSession(r.inspect, r.tenantA, idA, appA);
-    expect(await customers.revokeSession(r.a(), one)).toBeInstanceOf(Date);
-    const revoked = await customers.revokeSessionsOf(r.a(), idA, kept);
+    expect(await customers.revokeSession(r.a(), one)).toEqual({
+      expires_at: expect.any(Date),
+      chain_id: null,
+    });
+    const revoked = await customers.revokeSessionsOf(r.a(), idA, { keep: kept });
     expect(revoked.map((s) => s.id)).toEqual([other]);
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', kept))!.revoked_at).toBeNull();
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', sessionB))!.revoked_at).toBeNull();

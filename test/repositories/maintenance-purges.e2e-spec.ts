@@ -52,6 +52,32 @@ describe('expired rows and event retention repositories, two tenants', () => {
     }
   }
 
+  /**
+   * Refresh chains: one ended two hours ago, one past its idle end two hours ago, one live;
+   * each with a token (which goes with its chain).
+   */
+  async function arrangeChains(tenantId: number): Promise<void> {
+    const app = await insertApp(r.inspect, tenantId);
+    const customer = await insertCustomer(r.inspect, tenantId, `${randomUUID()}@example.com`);
+    for (const [ended, idle] of [
+      ["now() - interval '2 hours'", "now() + interval '1 day'"],
+      ['NULL', "now() - interval '2 hours'"],
+      ['NULL', "now() + interval '1 day'"],
+    ]) {
+      const id = randomUUID();
+      await r.inspect.query(
+        `INSERT INTO customer_refresh_chains
+           (tenant_id, id, customer_id, app_id, scopes, expires_at, idle_expires_at, ended_at)
+         VALUES ($1, $2, $3, $4, '{}', now() + interval '30 days', ${idle}, ${ended})`,
+        [tenantId, id, customer, app],
+      );
+      await r.inspect.query(
+        `INSERT INTO customer_refresh_tokens (tenant_id, token_hash, chain_id) VALUES ($1, $2, $3)`,
+        [tenantId, randomBytes(32), id],
+      );
+    }
+  }
+
   const left = async (table: string) =>
     (
       await r.inspect.query<Array<{ tenant_id: number }>>(
@@ -62,6 +88,8 @@ describe('expired rows and event retention repositories, two tenants', () => {
   it("purges every tenant's expired rows and keeps the live ones of both", async () => {
     await arrange(r.tenantA);
     await arrange(r.tenantB);
+    await arrangeChains(r.tenantA);
+    await arrangeChains(r.tenantB);
     const counts = await new ExpiredRowsRepository().purgeTenantRows(
       r.transactions.db.crossTenant('expired-rows-purge'),
     );
@@ -69,6 +97,7 @@ describe('expired rows and event retention repositories, two tenants', () => {
       idempotency_keys: 2,
       app_tokens: 2,
       customer_sessions: 2,
+      customer_refresh_chains: 4,
       customer_tickets: 4,
     });
     const both = [r.tenantA, r.tenantB].sort((x, y) => x - y);
@@ -76,6 +105,8 @@ describe('expired rows and event retention repositories, two tenants', () => {
       'idempotency_keys',
       'app_tokens',
       'customer_sessions',
+      'customer_refresh_chains',
+      'customer_refresh_tokens',
       'customer_tickets',
     ]) {
       expect(await left(table)).toEqual(both);

@@ -240,6 +240,9 @@ export async function writeState(dataSource: DataSource): Promise<WriteState> {
       (SELECT count(*) FROM order_status_changes)::text AS order_status_changes,
       (SELECT count(*) FROM customers)::text AS customers,
       (SELECT count(*) FROM customer_sessions)::text AS customer_sessions,
+      (SELECT count(*) FROM customer_refresh_tokens)::text AS refresh_tokens,
+      (SELECT md5(coalesce(string_agg(concat_ws(':', id, ended_at, idle_expires_at), ','
+        ORDER BY id), '')) FROM customer_refresh_chains) AS refresh_chains,
       (SELECT count(*) FROM marketplace_imports)::text AS marketplace_imports,
       (SELECT count(*) FROM idempotency_keys)::text AS idempotency_keys,
       (SELECT count(*) FROM app_tokens)::text AS app_tokens,

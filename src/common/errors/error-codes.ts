@@ -14,6 +14,10 @@ export const ERRORS = {
     status: 400,
     when: 'body, query or path parameter fails validation (wrong type, out of bounds, unknown enum value, unknown property, a repeated query parameter); `details` names each field',
   },
+  invalid_grant: {
+    status: 400,
+    when: 'a customer refresh token that is unknown, expired, already rotated or ended',
+  },
   invalid_ticket: {
     status: 400,
     when: 'an email-verification or password-reset token that is unknown, used, expired, superseded or of another tenant',

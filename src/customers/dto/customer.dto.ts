@@ -78,5 +78,24 @@ export class LoginResponseDto {
     example: 'customer:read order:read',
   })
   scope!: string;
+  @ApiProperty({
+    description:
+      'Opaque, single use: `POST /v1/customers/token` trades it for a new session token and a new refresh token. Keep it secret; presenting a used one ends the whole chain of the login',
+    example: 'rt_3Vq5mYk2c1b0ZxW9aQ7rT4uP8sD6fG2hJ1kL0nM5bV3',
+  })
+  refresh_token!: string;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Seconds the refresh token stays usable: the sooner of the chain’s end (`CUSTOMER_REFRESH_TTL` after login) and its idle end (`CUSTOMER_REFRESH_IDLE` after the last use)',
+    example: 604800,
+  })
+  refresh_expires_in!: number;
   @ApiProperty({ type: CustomerDto }) customer!: CustomerDto;
+}
+
+export class RefreshTokenDto {
+  @ApiProperty({ description: 'A refresh token from login or from the last refresh' })
+  @Chars(1, 512)
+  refresh_token!: string;
 }

@@ -16,6 +16,7 @@ import { OrderOperations1766000000000 } from './1766000000000-order-operations.j
 import { OrderOperationsBackfill1766000000001 } from './1766000000001-order-operations-backfill.js';
 import { ProductInventory1767000000000 } from './1767000000000-product-inventory.js';
 import { ProductInventoryIndexes1767000000001 } from './1767000000001-product-inventory-indexes.js';
+import { CustomerRefreshChains1768000000000 } from './1768000000000-customer-refresh-chains.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   OrderOperationsBackfill1766000000001,
   ProductInventory1767000000000,
   ProductInventoryIndexes1767000000001,
+  CustomerRefreshChains1768000000000,
 ];

@@ -9,6 +9,8 @@ export const TENANT_TABLES = [
   'app_tokens',
   'audit_log',
   'customers',
+  'customer_refresh_chains',
+  'customer_refresh_tokens',
   'customer_sessions',
   'customer_tickets',
   'events',
