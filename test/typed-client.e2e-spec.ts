@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsService } from '../src/apps/apps.service.js';
+import { CredentialsEvents } from '../src/auth/credentials-events.service.js';
+import { CustomersRepository } from '../src/customers/customers.repository.js';
+import { Transactions } from '../src/database/transactions.js';
 import { type AppScope, createStorefrontClient } from '../src/client/index.js';
 import { within } from './support/eventually.js';
 import { newApp, newProduct, newTenant, TEST_ADMIN } from './support/factories.js';
@@ -194,6 +197,52 @@ describe('typed client (openapi-fetch over the generated types)', () => {
     expect(refused.error).toMatchObject({ error: 'invalid_credentials' });
     expect(logins).toHaveLength(1);
     expect(tokenRequests).toBe(1);
+  });
+
+  it('a customer session the API refuses is renewed once with its refresh token, for concurrent calls too', async () => {
+    const refreshes: string[] = [];
+    const counting = createStorefrontClient({
+      baseUrl,
+      ...credentials,
+      scopes: SCOPES,
+      fetch: (request) => {
+        const path = new URL(request.url).pathname;
+        if (path === '/v1/customers/token') refreshes.push(path);
+        return fetch(request);
+      },
+    });
+    const email = `renew-${Date.now()}@example.com`;
+    const password = 'a long enough passphrase';
+    await counting.app.POST('/v1/customers/register', { body: { name: 'Ada', email, password } });
+    const login = await counting.app.POST('/v1/customers/login', { body: { email, password } });
+    const stored: string[] = [];
+    const { client: customer, session } = counting.forCustomer(login.data!, (next) =>
+      stored.push(next.refresh_token),
+    );
+    expect((await customer.GET('/v1/customers/me')).response.status).toBe(200);
+
+    // The session ends (as when it expires); its chain lives on.
+    const jti = JSON.parse(Buffer.from(login.data!.token.split('.')[1], 'base64url').toString())
+      .jti as string;
+    await t.app.get(Transactions).run(async (db) => {
+      const ended = await t.app.get(CustomersRepository).revokeSession(db.tenant(tenantId), jti);
+      await t.app
+        .get(CredentialsEvents)
+        .publish(db, { kind: 'session', id: jti, expiresAt: ended!.expires_at.getTime() });
+    });
+    const answers = await Promise.all([1, 2, 3].map(() => customer.GET('/v1/customers/me')));
+    expect(answers.map((a) => a.response.status)).toEqual([200, 200, 200]);
+    expect(refreshes).toHaveLength(1);
+    expect(stored).toHaveLength(1);
+    expect(session.token).not.toBe(login.data!.token);
+
+    // A logout ends the chain: the next refusal cannot be renewed, and says so.
+    expect((await customer.POST('/v1/customers/logout')).response.status).toBe(204);
+    await expect(customer.GET('/v1/customers/me')).rejects.toMatchObject({
+      name: 'SessionEndedError',
+      status: 400,
+      error: 'invalid_grant',
+    });
   });
 
   it('typed errors: a 404 carries the error body', async () => {

@@ -1,11 +1,13 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { type AppCredentials, AppTokenSource } from './app-token-source.js';
+import { CustomerSession, type CustomerTokens, SessionEndedError } from './customer-session.js';
 import { type RequestFetch, type RetryOptions, retryingFetch } from './retrying-fetch.js';
 import type { paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
 export type { AppScope } from './app-scopes.js';
 export { type AppCredentials, TokenRequestError } from './app-token-source.js';
+export { CustomerSession, type CustomerTokens, SessionEndedError } from './customer-session.js';
 export type { RetryOptions } from './retrying-fetch.js';
 
 export type StorefrontClient = Client<paths>;
@@ -15,6 +17,15 @@ export interface StorefrontClients {
   app: StorefrontClient;
   /** Calls with a customer session token. */
   asCustomer: (sessionToken: string) => StorefrontClient;
+  /**
+   * Calls with a customer session that renews itself: a session the API refuses is traded,
+   * once, for a new one with the refresh token (`POST /v1/customers/token`, with the app's
+   * token), and the call is repeated. `onRenewed` receives each new pair, to store it.
+   */
+  forCustomer: (
+    tokens: CustomerTokens,
+    onRenewed?: (tokens: CustomerTokens) => void,
+  ) => { client: StorefrontClient; session: CustomerSession };
   /** The app's cached token (`tokens.token()` for a raw call). */
   tokens: AppTokenSource;
 }
@@ -60,14 +71,44 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
     }
   };
 
+  const app = createClient<paths>({ baseUrl, fetch: withAppToken });
+  const refresh = async (refreshToken: string): Promise<CustomerTokens> => {
+    const { data, error, response } = await app.POST('/v1/customers/token', {
+      body: { refresh_token: refreshToken },
+    });
+    if (!data) {
+      throw new SessionEndedError(
+        response.status,
+        (error as { error?: string } | undefined)?.error,
+      );
+    }
+    return data;
+  };
+
+  const forCustomer = (pair: CustomerTokens, onRenewed?: (next: CustomerTokens) => void) => {
+    const session = new CustomerSession(pair, refresh, onRenewed);
+    const withSession: RequestFetch = async (request) => {
+      const token = session.token;
+      const response = await send(
+        new Request(request.clone(), { headers: withBearer(request.headers, token) }),
+      );
+      if (!refusedToken(response)) return response;
+      await response.body?.cancel();
+      const renewed = await session.renewFrom(token);
+      return send(new Request(request, { headers: withBearer(request.headers, renewed) }));
+    };
+    return { client: createClient<paths>({ baseUrl, fetch: withSession }), session };
+  };
+
   return {
-    app: createClient<paths>({ baseUrl, fetch: withAppToken }),
+    app,
     asCustomer: (sessionToken) =>
       createClient<paths>({
         baseUrl,
         fetch: (request) =>
           send(new Request(request, { headers: withBearer(request.headers, sessionToken) })),
       }),
+    forCustomer,
     tokens,
   };
 }
