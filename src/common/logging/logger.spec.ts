@@ -22,7 +22,12 @@ describe('logger redaction', () => {
       {
         req: { method: 'POST', url: '/x', headers: { authorization: 'Bearer eyJsecret' } },
         password: 'hunter2-password',
-        body: { client_secret: 'cs_topsecret', access_token: 'at_secret', token: 'tok_secret' },
+        body: {
+          client_secret: 'cs_topsecret',
+          access_token: 'at_secret',
+          token: 'tok_secret',
+          refresh_token: 'rt_secret',
+        },
         nested: { deeper: { password: 'deep-password' } },
       },
       'request',
@@ -34,6 +39,7 @@ describe('logger redaction', () => {
       'cs_topsecret',
       'at_secret',
       'tok_secret',
+      'rt_secret',
       'deep-password',
     ]) {
       expect(text).not.toContain(secret);

@@ -8,6 +8,7 @@ const SECRET_FIELDS = [
   'client_secret',
   'token',
   'access_token',
+  'refresh_token',
   'secret',
   'authorization',
   'cookie',
