@@ -184,6 +184,86 @@ describe('customer refresh tokens', () => {
     invalidGrant(await refresh(two.body.refresh_token));
   });
 
+  it('a refresh racing a password change: no 5xx, and no session of the chain outlives the change', async () => {
+    for (let round = 0; round < 5; round++) {
+      const login = await loggedIn();
+      const [refreshed, changed] = await Promise.all([
+        refresh(login.refresh_token, appTokens[1], b),
+        a.http
+          .post('/v1/customers/me/password')
+          .set('authorization', `Bearer ${login.token}`)
+          .send({ current_password: PASSWORD, new_password: `another long passphrase ${round}` }),
+      ]);
+      expect(changed.status).toBe(204);
+      expect([200, 400]).toContain(refreshed.status);
+      if (refreshed.status === 200) {
+        const session = refreshed.body.token as string;
+        await within(1_000, async () => (await me(session, a)).status === 401);
+        invalidGrant(await refresh(refreshed.body.refresh_token));
+      }
+    }
+  });
+
+  it('takes its locks in the order of resets and changes (customer, then chain): no deadlock', async () => {
+    const login = await loggedIn();
+    const [{ id: customerId }] = await a.dataSource.query(
+      `SELECT id::int FROM customers WHERE tenant_id = $1 AND email = $2`,
+      [tenantId, login.email],
+    );
+    // A reset's transaction: the customer locked, then (below) its chains ended.
+    const reset = a.dataSource.createQueryRunner();
+    await reset.connect();
+    await reset.startTransaction();
+    try {
+      await reset.query('SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [
+        tenantId,
+        customerId,
+      ]);
+      // `then` sends it (a supertest request starts when awaited).
+      const refreshed = refresh(login.refresh_token).then((res) => res);
+      await within(5_000, async () => {
+        const [{ waiting }] = await a.dataSource.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return waiting > 0;
+      });
+      await reset.query(
+        `UPDATE customer_refresh_chains SET ended_at = now()
+         WHERE tenant_id = $1 AND customer_id = $2 AND ended_at IS NULL`,
+        [tenantId, customerId],
+      );
+      await reset.commitTransaction();
+      const answer = await refreshed;
+      expect([answer.status, answer.body.error]).toEqual([400, 'invalid_grant']);
+    } finally {
+      if (reset.isTransactionActive) await reset.rollbackTransaction();
+      await reset.release();
+    }
+  });
+
+  it('a session never outlives its chain; a replay after the chain expired still ends its sessions', async () => {
+    const login = await loggedIn();
+    await a.dataSource.query(
+      `UPDATE customer_refresh_chains SET expires_at = now() + interval '100 seconds'
+       WHERE tenant_id = $1 AND ended_at IS NULL AND expires_at > now() + interval '1 day'`,
+      [tenantId],
+    );
+    const rotated = await refresh(login.refresh_token);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.expires_in).toBeLessThanOrEqual(100);
+    expect(rotated.body.refresh_expires_in).toBeLessThanOrEqual(100);
+
+    await a.dataSource.query(
+      `UPDATE customer_refresh_chains SET expires_at = now() - interval '1 second'
+       WHERE tenant_id = $1 AND expires_at > now() AND expires_at < now() + interval '200 seconds'`,
+      [tenantId],
+    );
+    expect((await me(rotated.body.token)).status).toBe(200);
+    invalidGrant(await refresh(login.refresh_token)); // the replay of a used token
+    await within(1_000, async () => (await me(rotated.body.token, b)).status === 401);
+  });
+
   it('a password reset ends every chain', async () => {
     const login = await loggedIn();
     const ticket = await post('/v1/customers/tickets', {

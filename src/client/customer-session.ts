@@ -16,11 +16,27 @@ export class SessionEndedError extends Error {
 }
 
 /**
+ * The refresh failed for another reason (429, 5xx, the network): the session keeps its refresh
+ * token, and the next refused call tries again. Rarely, a refresh the server committed has its
+ * answer lost on the way; presenting that token again then ends the chain (SessionEndedError).
+ */
+export class RefreshFailedError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string | undefined,
+  ) {
+    super(`customer session refresh failed: ${status} ${error ?? ''}`.trim());
+    this.name = 'RefreshFailedError';
+  }
+}
+
+/**
  * A customer's session and refresh token. When the API refuses the session (expired, or it
  * ended), `renewFrom` trades the refresh token for a new pair once, for every caller that saw
  * that session refused: a refresh token is single use, and a second presentation would end
  * the whole chain (theft detection). `onRenewed` hears every new pair, to store it before the
- * next call needs it.
+ * next call needs it. Keep one CustomerSession per pair (not one per tab or worker): two would
+ * each present the same refresh token.
  */
 export class CustomerSession {
   #tokens: CustomerTokens;

@@ -1,13 +1,23 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { type AppCredentials, AppTokenSource } from './app-token-source.js';
-import { CustomerSession, type CustomerTokens, SessionEndedError } from './customer-session.js';
+import {
+  CustomerSession,
+  type CustomerTokens,
+  RefreshFailedError,
+  SessionEndedError,
+} from './customer-session.js';
 import { type RequestFetch, type RetryOptions, retryingFetch } from './retrying-fetch.js';
 import type { paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
 export type { AppScope } from './app-scopes.js';
 export { type AppCredentials, TokenRequestError } from './app-token-source.js';
-export { CustomerSession, type CustomerTokens, SessionEndedError } from './customer-session.js';
+export {
+  CustomerSession,
+  type CustomerTokens,
+  RefreshFailedError,
+  SessionEndedError,
+} from './customer-session.js';
 export type { RetryOptions } from './retrying-fetch.js';
 
 export type StorefrontClient = Client<paths>;
@@ -77,10 +87,11 @@ export function createStorefrontClient(options: StorefrontClientOptions): Storef
       body: { refresh_token: refreshToken },
     });
     if (!data) {
-      throw new SessionEndedError(
-        response.status,
-        (error as { error?: string } | undefined)?.error,
-      );
+      const code = (error as { error?: string } | undefined)?.error;
+      if (response.status === 400 && code === 'invalid_grant') {
+        throw new SessionEndedError(response.status, code);
+      }
+      throw new RefreshFailedError(response.status, code);
     }
     return data;
   };

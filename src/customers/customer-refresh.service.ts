@@ -22,6 +22,7 @@ interface OpenedSession {
   customer: CustomerRow;
   sessionId: string;
   scopes: string[];
+  ttlSeconds: number;
   refreshToken: string;
   expiry: ChainExpiry;
 }
@@ -46,32 +47,44 @@ export class CustomerRefresh {
   ) {}
 
   /**
-   * A login's session and its new chain, in one unit of work; undefined when the password is
-   * no longer `passwordHash` (it changed while it was checked).
+   * A login's new chain and its first session, in one unit of work. 401
+   * `invalid_credentials` (nothing written) when the password is no longer `passwordHash`: it
+   * changed while it was checked.
    */
   async openForLogin(
     ctx: AppContext,
     customer: CustomerRow,
     passwordHash: string,
-  ): Promise<LoginResponseDto | undefined> {
-    const opened = await this.transactions.run(async (db) => {
+  ): Promise<LoginResponseDto> {
+    const opened = await this.transactions.run(async (db): Promise<OpenedSession> => {
       const tenant = db.tenant(ctx.tenantId);
       const chainId = randomUUID();
-      const session = await this.insertSession(ctx, tenant, customer, chainId, passwordHash);
-      if (!session) return undefined;
+      const scopes = SESSION_SCOPES.filter((s) => ctx.scopes.has(s));
       const refreshToken = generateRefreshToken();
       const expiry = await this.chains.open(tenant, {
         id: chainId,
         customerId: customer.id,
         appId: ctx.appId,
-        scopes: session.scopes,
+        scopes,
         ttlSeconds: this.config.CUSTOMER_REFRESH_TTL,
         idleSeconds: this.config.CUSTOMER_REFRESH_IDLE,
         tokenHash: this.hash(refreshToken),
       });
+      const session = await this.insertSession(
+        ctx,
+        tenant,
+        customer,
+        chainId,
+        passwordHash,
+        scopes,
+        endOf(expiry),
+      );
+      if (!session) {
+        throw new AppError('invalid_credentials', 'The email or password is incorrect');
+      }
       return { customer, ...session, refreshToken, expiry };
     });
-    return opened && this.answer(ctx, opened);
+    return this.answer(ctx, opened);
   }
 
   /**
@@ -84,12 +97,18 @@ export class CustomerRefresh {
     const presentedHash = this.hash(refreshToken);
     const outcome = await this.transactions.run(async (db): Promise<Refreshed> => {
       const tenant = db.tenant(ctx.tenantId);
+      // Locks in the order of resets and password changes: customer, chain, sessions.
+      const customerId = await this.chains.customerOf(tenant, presentedHash);
+      if (customerId === undefined) return { ok: false };
+      if (!(await this.customers.holdAgainstChange(tenant, customerId))) return { ok: false };
       const presented = await this.chains.present(tenant, presentedHash);
-      if (!presented || presented.app_id !== ctx.appId || presented.dead) return { ok: false };
+      if (!presented || presented.app_id !== ctx.appId) return { ok: false };
+      // A replay ends what is left of the chain, whether or not it has ended or expired.
       if (presented.used) {
         await this.sessions.endChain(db, ctx.tenantId, presented.customer_id, presented.chain_id);
         return { ok: false };
       }
+      if (presented.dead) return { ok: false };
       const customer = await this.customers.byId(tenant, presented.customer_id);
       if (!customer) return { ok: false };
       // Never more than the chain began with, nor than the app token holds now.
@@ -101,6 +120,7 @@ export class CustomerRefresh {
         presented.chain_id,
         null,
         scopes,
+        presented.ends_at,
       );
       if (!session) return { ok: false };
       const next = generateRefreshToken();
@@ -117,25 +137,34 @@ export class CustomerRefresh {
     return this.answer(ctx, outcome.opened);
   }
 
+  /** A session of the chain, living `CUSTOMER_SESSION_TTL` but never past `chainEnd`. */
   private async insertSession(
     ctx: AppContext,
     tenant: TenantSql,
     customer: CustomerRow,
     chainId: string,
     passwordHash: string | null,
-    scopes = SESSION_SCOPES.filter((s) => ctx.scopes.has(s)),
-  ): Promise<{ sessionId: string; scopes: string[] } | undefined> {
+    scopes: string[],
+    chainEnd: Date,
+  ): Promise<{ sessionId: string; scopes: string[]; ttlSeconds: number } | undefined> {
     const sessionId = randomUUID();
+    const ttlSeconds = Math.max(
+      1,
+      Math.min(
+        this.config.CUSTOMER_SESSION_TTL,
+        Math.floor((chainEnd.getTime() - Date.now()) / 1000),
+      ),
+    );
     const inserted = await this.customers.insertSession(tenant, {
       id: sessionId,
       customerId: customer.id,
       appId: ctx.appId,
       scopes,
-      ttlSeconds: this.config.CUSTOMER_SESSION_TTL,
+      ttlSeconds,
       passwordHash,
       chainId,
     });
-    return inserted ? { sessionId, scopes } : undefined;
+    return inserted ? { sessionId, scopes, ttlSeconds } : undefined;
   }
 
   private answer(ctx: AppContext, opened: OpenedSession): LoginResponseDto {
@@ -150,13 +179,10 @@ export class CustomerRefresh {
         id: opened.sessionId,
         customerId: opened.customer.id,
         scopes: opened.scopes,
-        ttlSeconds: this.config.CUSTOMER_SESSION_TTL,
+        ttlSeconds: opened.ttlSeconds,
       },
     );
-    const refreshEnd = Math.min(
-      opened.expiry.expires_at.getTime(),
-      opened.expiry.idle_expires_at.getTime(),
-    );
+    const refreshEnd = endOf(opened.expiry).getTime();
     return {
       token: token.accessToken,
       token_type: 'Bearer',
@@ -171,6 +197,11 @@ export class CustomerRefresh {
   private hash(token: string): Buffer {
     return hashRefreshToken(token, this.secrets.pepper);
   }
+}
+
+/** The sooner of a chain's absolute and idle ends. */
+function endOf(expiry: ChainExpiry): Date {
+  return new Date(Math.min(expiry.expires_at.getTime(), expiry.idle_expires_at.getTime()));
 }
 
 /** 400 `invalid_grant`: the same answer for an unknown, expired, used-up or ended token. */

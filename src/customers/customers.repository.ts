@@ -109,6 +109,27 @@ export class CustomersRepository {
     return inserted > 0;
   }
 
+  /**
+   * Holds the customer's row against a change of credentials until the unit of work ends (a
+   * refresh: a reset or password change waits for it, or it for them).
+   */
+  async holdAgainstChange(db: TenantSql, id: number): Promise<boolean> {
+    const rows = await db.rows(
+      'SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 FOR SHARE',
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /** The refresh chain a session came from (null: none, or no such session). */
+  async chainOfSession(db: TenantSql, sessionId: string): Promise<string | null> {
+    const row = await db.first<{ chain_id: string | null }>(
+      'SELECT chain_id FROM customer_sessions WHERE tenant_id = $1 AND id = $2',
+      [sessionId],
+    );
+    return row?.chain_id ?? null;
+  }
+
   /** Locks the customer's row for a change of credentials (reset, change, new ticket). */
   async lockForUpdate(db: TenantSql, id: number): Promise<boolean> {
     const rows = await db.rows(

@@ -200,16 +200,20 @@ export class CustomersService implements OnModuleInit {
    */
   async logout(ctx: CustomerContext): Promise<void> {
     await this.transactions.run(async (db) => {
-      const session = await this.customers.revokeSession(db.tenant(ctx.tenantId), ctx.tokenId);
+      const tenant = db.tenant(ctx.tenantId);
+      // Chain first, then sessions: the order of every other path that ends chains.
+      const chainId = await this.customers.chainOfSession(tenant, ctx.tokenId);
+      if (chainId) {
+        await this.sessions.endChain(db, ctx.tenantId, ctx.customerId, chainId);
+        return;
+      }
+      const session = await this.customers.revokeSession(tenant, ctx.tokenId);
       if (!session) return;
       await this.credentials.publish(db, {
         kind: 'session',
         id: ctx.tokenId,
         expiresAt: session.expires_at.getTime(),
       });
-      if (session.chain_id) {
-        await this.sessions.endChain(db, ctx.tenantId, ctx.customerId, session.chain_id);
-      }
     });
   }
 
@@ -226,10 +230,8 @@ export class CustomersService implements OnModuleInit {
         passwordHash = stronger;
       }
     }
-    const opened = await this.refresh.openForLogin(ctx, customer, passwordHash);
-    // The password changed while it was being checked: the old one opens nothing.
-    if (!opened) throw new AppError('invalid_credentials', 'The email or password is incorrect');
-    return opened;
+    // The password changed while it was being checked: the old one opens nothing (401).
+    return this.refresh.openForLogin(ctx, customer, passwordHash);
   }
 
   /** Reserves every key or none: a refusal hands back what was already taken. */

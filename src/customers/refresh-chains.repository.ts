@@ -4,6 +4,8 @@ import type { TenantSql } from '../database/sql/tenant-sql.js';
 /** A refresh token found by its hash, with its chain, both rows locked. */
 export interface PresentedRefreshToken {
   chain_id: string;
+  /** The sooner of the chain's absolute and idle ends: no session of it may outlive it. */
+  ends_at: Date;
   customer_id: number;
   app_id: number;
   scopes: string[];
@@ -59,13 +61,29 @@ export class RefreshChainsRepository {
   }
 
   /**
+   * The customer of the chain of the token with this hash, read without a lock: the caller
+   * locks the customer first (customer, then chain, then sessions: the order of password
+   * changes and resets), then presents the token.
+   */
+  async customerOf(db: TenantSql, tokenHash: Buffer): Promise<number | undefined> {
+    const row = await db.first<{ customer_id: number }>(
+      `SELECT c.customer_id FROM customer_refresh_tokens t
+       JOIN customer_refresh_chains c ON c.tenant_id = t.tenant_id AND c.id = t.chain_id
+       WHERE t.tenant_id = $1 AND t.token_hash = $2`,
+      [tokenHash],
+    );
+    return row?.customer_id;
+  }
+
+  /**
    * The token with this hash and its chain, both locked until the unit of work ends, so that
    * concurrent presentations of one token run one after the other and only the first finds it
    * unused.
    */
   present(db: TenantSql, tokenHash: Buffer): Promise<PresentedRefreshToken | undefined> {
     return db.first<PresentedRefreshToken>(
-      `SELECT c.id AS chain_id, c.customer_id, c.app_id, c.scopes, t.used_at IS NOT NULL AS used,
+      `SELECT c.id AS chain_id, least(c.expires_at, c.idle_expires_at) AS ends_at, c.customer_id,
+         c.app_id, c.scopes, t.used_at IS NOT NULL AS used,
          (c.ended_at IS NOT NULL OR c.expires_at <= now() OR c.idle_expires_at <= now()) AS dead
        FROM customer_refresh_tokens t
        JOIN customer_refresh_chains c ON c.tenant_id = t.tenant_id AND c.id = t.chain_id
