@@ -1317,6 +1317,27 @@ describe('hostile input (property-based, every route)', () => {
         ),
     },
     {
+      name: 'POST /v1/customers/data-exports',
+      runs: 80,
+      arbitrary: () =>
+        hostileRequest(
+          'POST',
+          fixed('/v1/customers/data-exports'),
+          headers(appAuth()),
+          fc.option(
+            jsonBody(
+              mutatedBody(
+                fc.record({
+                  email: fc.constantFrom('ada@example.com', 'GRACE@example.com', customerEmail),
+                }) as fc.Arbitrary<HostileJson>,
+                [['email']],
+              ),
+            ),
+            { nil: undefined, freq: 20 },
+          ),
+        ),
+    },
+    {
       name: 'POST /v1/customers/token',
       runs: 100,
       writes: true,

@@ -22,6 +22,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'products:write': 'Create and change products, and receive, correct or count their stock',
   'customer:auth': 'Register customers and log them in (customer sessions)',
   'customer:manage': 'Create email-verification and password-reset tickets',
+  'customer:privacy': 'Export what the store holds about a person (data rights)',
   'customer:read': 'Passed on to customer sessions: the customer’s profile, password and logout',
   'order:read': 'Passed on to customer sessions: the customer’s own orders',
   'events:read': 'Read the change feed',

@@ -7,6 +7,7 @@ export const APP_SCOPES = [
   'products:write',
   'customer:auth',
   'customer:manage',
+  'customer:privacy',
   'customer:read',
   'order:read',
   'events:read',

@@ -11,6 +11,7 @@ export type AppScope =
   | 'products:write'
   | 'customer:auth'
   | 'customer:manage'
+  | 'customer:privacy'
   | 'customer:read'
   | 'order:read'
   | 'events:read'

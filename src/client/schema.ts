@@ -581,6 +581,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/data-exports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Export what the store holds about a person (GDPR art. 15)
+     * @description The registered customer with that email in the tenant (any case), or null, and every order of the tenant placed with that email or linked to that customer, with its items, fulfillments and refunds. Nothing of another tenant. Needs an app token with `customer:privacy`.
+     */
+    post: operations['CustomersController_exportData'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/customers/tickets': {
     parameters: {
       query?: never;
@@ -897,7 +917,7 @@ export interface components {
        */
       client_secret?: string;
       /**
-       * @description Space-separated, each approved for the app: orders:read, orders:write, marketplace:import, products:read, products:write, customer:auth, customer:manage, customer:read, order:read, events:read, webhooks:read, webhooks:write
+       * @description Space-separated, each approved for the app: orders:read, orders:write, marketplace:import, products:read, products:write, customer:auth, customer:manage, customer:privacy, customer:read, order:read, events:read, webhooks:read, webhooks:write
        * @example orders:read products:read
        */
       scope: string;
@@ -1824,6 +1844,114 @@ export interface components {
     RefreshTokenDto: {
       /** @description A refresh token from login or from the last refresh */
       refresh_token: string;
+    };
+    DataExportRequestDto: {
+      /**
+       * Format: email
+       * @example ada@example.com
+       */
+      email: string;
+    };
+    ExportedOrderDto: {
+      /** @example 42 */
+      id: number;
+      /**
+       * @description 1 at creation, +1 for every change of the order; the `ETag` is `"<version>"` and `If-Match` names it
+       * @example 3
+       */
+      version: number;
+      /**
+       * @example paid
+       * @enum {string}
+       */
+      status: 'pending' | 'paid' | 'preparing' | 'shipped' | 'cancelled' | 'refunded';
+      /**
+       * @example partial
+       * @enum {string}
+       */
+      fulfillment_status: 'unfulfilled' | 'partial' | 'fulfilled';
+      /**
+       * @description Sum of the line totals, exact, at most 2 decimals
+       * @example 59.97
+       */
+      total: number;
+      /**
+       * @description Sum of the refunds so far, exact
+       * @example 19.99
+       */
+      refunded_total: number;
+      /** @example USD */
+      currency: string;
+      customer: components['schemas']['OrderCustomerDto'];
+      shipping_address: components['schemas']['ShippingAddressDto'];
+      items: components['schemas']['OrderItemDto'][];
+      /** @example Gift wrap, please */
+      note: string | null;
+      /**
+       * @description At most 50 tags of 1–40 characters, sorted, unique regardless of case
+       * @example [
+       *       "gift",
+       *       "vip"
+       *     ]
+       */
+      tags: string[];
+      /**
+       * @description At most 50 keys of 1–40 characters from `[A-Za-z0-9_.-]`, string values
+       * @example {
+       *       "erp_id": "SO-10442"
+       *     }
+       */
+      metadata: {
+        [key: string]: string;
+      };
+      /** @description Null unless the order was cancelled */
+      cancellation: components['schemas']['OrderCancellationDto'] | null;
+      /**
+       * @example marketplace
+       * @enum {string}
+       */
+      source: 'api' | 'marketplace';
+      /**
+       * @description Null unless `source` is marketplace
+       * @example trendyol
+       */
+      marketplace: string | null;
+      /**
+       * @description Null unless `source` is marketplace
+       * @example TY-10472285
+       */
+      external_order_id: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description Moves on every change of the order (with `version`): a status change, an operation, a `PATCH` that changes something, or its linking to a customer who verified the email
+       * @example 2026-11-23T10:20:00.000Z
+       */
+      updated_at: string;
+      /** @description Oldest first */
+      fulfillments: components['schemas']['FulfillmentDto'][];
+      /** @description Oldest first */
+      refunds: components['schemas']['RefundDto'][];
+    };
+    DataExportDto: {
+      /**
+       * @description As asked
+       * @example ada@example.com
+       */
+      email: string;
+      /** @description The registered customer with that email in the tenant (any case), or null */
+      customer: components['schemas']['CustomerDto'] | null;
+      /** @description Every order of the tenant placed with that email (any case) or linked to that customer, by id, each with its fulfillments and refunds */
+      orders: components['schemas']['ExportedOrderDto'][];
+      /**
+       * Format: date-time
+       * @example 2026-11-27T16:00:00.000Z
+       */
+      generated_at: string;
     };
     CreateTicketDto: {
       /**
@@ -5754,6 +5882,87 @@ export interface operations {
         };
       };
       /** @description `scope_denied`: needs an app token with `customer:auth` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  CustomersController_exportData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DataExportRequestDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DataExportDto'];
+        };
+      };
+      /** @description `validation_failed`: email missing or malformed; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `customer:privacy` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

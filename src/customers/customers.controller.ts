@@ -31,7 +31,9 @@ import { OrderOperationsService } from '../orders/operations/order-operations.se
 import { OrderListService } from '../orders/order-list.service.js';
 import { ApiConditionalRead } from '../orders/orders.controller.js';
 import { OrdersService } from '../orders/orders.service.js';
+import { CustomerData } from './customer-data.service.js';
 import { CustomerRefresh } from './customer-refresh.service.js';
+import { DataExportDto, DataExportRequestDto } from './dto/data-export.dto.js';
 import { CustomerTickets } from './customer-tickets.service.js';
 import { CustomersService } from './customers.service.js';
 import {
@@ -70,6 +72,7 @@ export class CustomersController {
     private readonly orderList: OrderListService,
     private readonly operations: OrderOperationsService,
     private readonly refresh: CustomerRefresh,
+    private readonly data: CustomerData,
   ) {}
 
   @Post('register')
@@ -148,6 +151,26 @@ export class CustomersController {
     @Body(validated) dto: RefreshTokenDto,
   ): Promise<LoginResponseDto> {
     return this.refresh.refresh(ctx, dto.refresh_token);
+  }
+
+  @Post('data-exports')
+  @HttpCode(200)
+  @Authenticated(appScope('customer:privacy'))
+  @ApiOperation({
+    summary: 'Export what the store holds about a person (GDPR art. 15)',
+    description:
+      'The registered customer with that email in the tenant (any case), or null, and every ' +
+      'order of the tenant placed with that email or linked to that customer, with its items, ' +
+      'fulfillments and refunds. Nothing of another tenant. Needs an app token with ' +
+      '`customer:privacy`.',
+  })
+  @ApiOkResponse({ type: DataExportDto })
+  @ApiErrors({ validation_failed: 'email missing or malformed' })
+  exportData(
+    @AppCtx() ctx: AppContext,
+    @Body(validated) dto: DataExportRequestDto,
+  ): Promise<DataExportDto> {
+    return this.data.export(ctx, dto.email);
   }
 
   @Post('tickets')

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { TokensModule } from '../auth/tokens.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
+import { CustomerData } from './customer-data.service.js';
+import { CustomerDataRepository } from './customer-data.repository.js';
 import { CustomerRefresh } from './customer-refresh.service.js';
 import { CustomerSessions } from './customer-sessions.service.js';
 import { RefreshChainsRepository } from './refresh-chains.repository.js';
@@ -23,6 +25,8 @@ import { PasswordWork } from './password-work.service.js';
     PasswordWork,
     CustomerSessions,
     CustomerRefresh,
+    CustomerData,
+    CustomerDataRepository,
     RefreshChainsRepository,
     CustomerTickets,
     CustomerTicketsRepository,

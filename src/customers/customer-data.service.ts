@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import type { AppContext } from '../auth/request-context.js';
+import { Transactions } from '../database/transactions.js';
+import { toFulfillmentDto, toRefundDto } from '../orders/operations/operations.mapper.js';
+import { toOrderDto } from '../orders/order.mapper.js';
+import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
+import { toCustomerDto } from './customer.mapper.js';
+import { CustomerDataRepository } from './customer-data.repository.js';
+import { CustomersRepository } from './customers.repository.js';
+import type { DataExportDto } from './dto/data-export.dto.js';
+
+/** A person's rights over the data a store holds about them (docs/BEHAVIOUR.md#customer-data-rights). */
+@Injectable()
+export class CustomerData {
+  constructor(
+    private readonly customers: CustomersRepository,
+    private readonly data: CustomerDataRepository,
+    private readonly transactions: Transactions,
+    private readonly expensive: ExpensiveRequests,
+  ) {}
+
+  /**
+   * Everything the tenant holds about the person with `email`: the registered customer and
+   * every order with that email or of that customer. An expensive request (its read of every
+   * order of the person can be long).
+   */
+  export(ctx: AppContext, email: string): Promise<DataExportDto> {
+    return this.expensive.run(ctx, async () => {
+      const tenant = this.transactions.db.tenant(ctx.tenantId);
+      const customer = await this.customers.byEmail(tenant, email);
+      const orders = await this.data.ordersOf(tenant, email, customer?.id ?? null);
+      return {
+        email,
+        customer: customer ? toCustomerDto(customer) : null,
+        orders: orders.map((row) =>
+          Object.assign(toOrderDto(row, row.items ?? []), {
+            fulfillments: row.fulfillments.map(toFulfillmentDto),
+            refunds: row.refunds.map(toRefundDto),
+          }),
+        ),
+        generated_at: new Date().toISOString(),
+      };
+    });
+  }
+}

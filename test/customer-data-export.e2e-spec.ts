@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newApp, newProduct, newTenant, tokenFor } from './support/factories.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+/** CONTRACT 3.11, export: what a tenant holds about a person, found by email. */
+describe('customer data export', () => {
+  let t: TestApp;
+  let token: string;
+  let product: number;
+  let otherTenant: { token: string; product: number };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const tenant = await newTenant(t);
+    token = await tokenFor(t, await newApp(t, tenant.id));
+    product = await newProduct(t, tenant.id, 1000);
+    const other = await newTenant(t);
+    otherTenant = {
+      token: await tokenFor(t, await newApp(t, other.id)),
+      product: await newProduct(t, other.id, 500),
+    };
+  });
+  afterAll(() => t.close());
+
+  const post = (path: string, body: object, bearer = token) =>
+    t.http.post(path).set('authorization', `Bearer ${bearer}`).send(body);
+  const order = (email: string, extra: object = {}, bearer = token, productId = product) =>
+    post(
+      '/v1/orders',
+      {
+        customer: { name: 'Ada', email, ...extra },
+        shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
+        items: [{ product_id: productId, quantity: 2 }],
+      },
+      bearer,
+    );
+
+  it('the customer and every order with the email (any case) or of the customer, with items, fulfillments and refunds', async () => {
+    const email = `ada-${Date.now()}@example.com`;
+    const registered = await post('/v1/customers/register', {
+      name: 'Ada',
+      email,
+      password: PASSWORD,
+    });
+    const linked = await order('another@example.com', { id: registered.body.id });
+    const guest = await order(email.toUpperCase());
+    await order(`someone-${Date.now()}@example.com`);
+    await order(email, {}, otherTenant.token, otherTenant.product);
+    // A fulfillment and a refund on the guest order.
+    await post(`/v1/orders/${guest.body.id}/status`, { status: 'paid' });
+    const fulfillment = await post(`/v1/orders/${guest.body.id}/fulfillments`, {});
+    const refund = await post(`/v1/orders/${guest.body.id}/refunds`, { amount: 1 });
+
+    const res = await post('/v1/customers/data-exports', { email: email.toUpperCase() });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      email: email.toUpperCase(),
+      customer: expect.objectContaining({ id: registered.body.id, email }),
+      orders: [
+        expect.objectContaining({ id: linked.body.id, fulfillments: [], refunds: [] }),
+        expect.objectContaining({
+          id: guest.body.id,
+          items: [expect.objectContaining({ product_id: product, quantity: 2 })],
+          fulfillments: [fulfillment.body],
+          refunds: [refund.body],
+        }),
+      ],
+      generated_at: expect.stringMatching(/Z$/),
+    });
+    const read = await t.http
+      .get(`/v1/orders/${guest.body.id}`)
+      .set('authorization', `Bearer ${token}`);
+    const { fulfillments, refunds, ...exported } = res.body.orders[1];
+    expect(exported).toEqual(read.body);
+    expect([fulfillments.length, refunds.length]).toEqual([1, 1]);
+  });
+
+  it('an unknown person: null and no orders; needs customer:privacy; a bad email is 400', async () => {
+    const unknown = await post('/v1/customers/data-exports', { email: 'nobody-here@example.com' });
+    expect(unknown.body).toMatchObject({ customer: null, orders: [] });
+    const limited = await tokenFor(
+      t,
+      await newApp(t, (await newTenant(t)).id, ['orders:read', 'customer:auth']),
+    );
+    const denied = await post('/v1/customers/data-exports', { email: 'a@example.com' }, limited);
+    expect([denied.status, denied.body.error]).toEqual([403, 'scope_denied']);
+    for (const body of [{}, { email: 'not an email' }, { email: 'a@example.com', extra: 1 }]) {
+      const bad = await post('/v1/customers/data-exports', body);
+      expect({ body, status: bad.status }).toEqual({ body, status: 400 });
+    }
+  });
+});
