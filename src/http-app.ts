@@ -11,7 +11,7 @@ import { HttpErrorFilter } from './common/errors/http-error.filter.js';
 import { clientErrorHandler, frameworkErrors } from './common/http/framework-errors.js';
 import { closingGate, hostHeaderCheck } from './common/http/connection-guards.js';
 import { httpServerFactory } from './common/http/http-server.js';
-import { mediaTypeCheck, TOKEN_PATH } from './common/http/media-type.hook.js';
+import { FORM_BODY_ROUTES, mediaTypeCheck } from './common/http/media-type.hook.js';
 import { requestInputCheck } from './common/http/request-input.hook.js';
 import { checksHook } from './common/http/checks-hook.js';
 import { requestIdFor } from './common/http/request-id.js';
@@ -82,7 +82,7 @@ export async function createHttpApp({
   );
   const closing = closingGate();
   fastify.addHook('onRoute', (route) => {
-    if (route.url === TOKEN_PATH) route.bodyLimit = TOKEN_BODY_LIMIT;
+    if (FORM_BODY_ROUTES.has(route.url)) route.bodyLimit = TOKEN_BODY_LIMIT;
   });
   fastify.addHook(
     'onRequest',

@@ -1,8 +1,9 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
 import { newApp, newTenant, tokenFor, type TestClient } from './support/factories.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
+import type { TestApp } from './support/test-app.js';
+import { twoInstances } from './support/two-instances.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -27,13 +28,7 @@ describe('customer refresh tokens', () => {
   let otherTenant: string;
 
   beforeAll(async () => {
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const shared = {
-      SECRET_PEPPER: randomBytes(32).toString('base64'),
-      JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-    };
-    a = await createTestApp(shared);
-    b = await createTestApp(shared, [], undefined, a.databaseUrl);
+    ({ a, b } = await twoInstances());
     tenantId = (await newTenant(a)).id;
     client = await newApp(a, tenantId);
     appTokens = [await tokenFor(a, client), await tokenFor(b, client)];

@@ -660,6 +660,49 @@ describe('hostile input (property-based, every route)', () => {
       .map((parts) => parts.join('&'));
   }
 
+  /**
+   * Revocation and introspection bodies: the client's credentials (right or wrong) and tokens
+   * that are never live ones of the suite (revoking one would break the other routes).
+   */
+  function tokenReferenceBody(): fc.Arbitrary<HostileJson> {
+    const valid = fc.record({
+      token: fc.constantFrom(`rt_${'A'.repeat(43)}`, 'a.b.c', 'x', `${'e'.repeat(40)}.e.e`),
+      token_type_hint: fc.constantFrom('access_token', 'refresh_token', 'other'),
+      client_id: fc.constantFrom(client.clientId, 'app_unknown'),
+      client_secret: fc.constantFrom(client.clientSecret, 'cs_wrong'),
+    }) as fc.Arbitrary<HostileJson>;
+    return mutatedBody(
+      valid,
+      [['token'], ['token_type_hint'], ['client_id'], ['client_secret']],
+      [
+        [['token'], hostileString],
+        [['client_id'], fc.constantFrom(`app_${'x'.repeat(61)}`, 'app_', 'app_%00', 'app_ü')],
+      ],
+    );
+  }
+
+  function tokenReferenceForm(): fc.Arbitrary<string> {
+    const known = fc.constantFrom(
+      'token=x',
+      `token=rt_${'A'.repeat(43)}`,
+      'token_type_hint=refresh_token',
+      `client_id=${client.clientId}`,
+      `client_secret=${client.clientSecret}`,
+      'client_secret=cs_wrong',
+    );
+    const junk = fc.oneof(
+      fc.constantFrom('', '=', '&', 'token', 'token=', '%', '%E0%A4%A=1', '__proto__=1'),
+      fc
+        .tuple(fc.constantFrom('token', 'token_type_hint', 'client_id', '__proto__'), hostileString)
+        .map(([k, v]) => `${k}=${percentEncode(v)}`),
+    );
+    return fc
+      .array(fc.oneof({ weight: 3, arbitrary: known }, { weight: 2, arbitrary: junk }), {
+        maxLength: 6,
+      })
+      .map((parts) => parts.join('&'));
+  }
+
   /** Authorization: Basic variants (client_secret_basic), right and wrong. */
   function basicAuthorization(): fc.Arbitrary<string | undefined> {
     const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -878,28 +921,38 @@ describe('hostile input (property-based, every route)', () => {
       [[['adjustment'], hostileNumber]],
     );
 
-  const ROUTES: Route[] = [
-    {
-      name: 'POST /builders/oauth/token (JSON, form, Basic)',
-      runs: 200,
-      writes: true,
-      arbitrary: () =>
-        hostileRequest(
-          'POST',
-          fixed('/builders/oauth/token'),
-          headers(basicAuthorization()),
-          fc.oneof(
-            { weight: 3, arbitrary: jsonBody(tokenBody()) },
-            {
-              weight: 3,
-              arbitrary: fc
-                .tuple(tokenForm(), contentType('application/x-www-form-urlencoded'))
-                .map(([text, type]) => ({ text, contentType: type })),
-            },
-            { weight: 1, arbitrary: fc.constant(undefined) },
-          ),
+  /** An OAuth endpoint: JSON, form or no body, with or without (hostile) Basic credentials. */
+  const oauthRoute = (
+    endpoint: string,
+    count: number,
+    body: () => fc.Arbitrary<HostileJson>,
+    form: () => fc.Arbitrary<string>,
+  ): Route => ({
+    name: `POST /builders/oauth/${endpoint} (JSON, form, Basic)`,
+    runs: count,
+    writes: true,
+    arbitrary: () =>
+      hostileRequest(
+        'POST',
+        fixed(`/builders/oauth/${endpoint}`),
+        headers(basicAuthorization()),
+        fc.oneof(
+          { weight: 3, arbitrary: jsonBody(body()) },
+          {
+            weight: 3,
+            arbitrary: fc
+              .tuple(form(), contentType('application/x-www-form-urlencoded'))
+              .map(([text, type]) => ({ text, contentType: type })),
+          },
+          { weight: 1, arbitrary: fc.constant(undefined) },
         ),
-    },
+      ),
+  });
+
+  const ROUTES: Route[] = [
+    oauthRoute('token', 200, tokenBody, tokenForm),
+    oauthRoute('revoke', 100, tokenReferenceBody, tokenReferenceForm),
+    oauthRoute('introspect', 100, tokenReferenceBody, tokenReferenceForm),
     {
       name: 'GET /.well-known/jwks.json',
       runs: 100,
@@ -1501,6 +1554,7 @@ describe('hostile input (property-based, every route)', () => {
     async () => {
       const templates = [
         '/builders/oauth/token',
+        '/builders/oauth/:x',
         '/.well-known/:x',
         '/health/:x',
         '/metrics',

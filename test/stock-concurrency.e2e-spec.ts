@@ -1,7 +1,7 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
+import type { TestApp } from './support/test-app.js';
+import { twoInstances } from './support/two-instances.js';
 import { prng } from './support/prng.js';
 
 /**
@@ -16,14 +16,7 @@ describe('stock under concurrency, two instances on one database', () => {
   let tokens: [string, string];
 
   beforeAll(async () => {
-    // The keys every instance of one deployment shares.
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const shared = {
-      SECRET_PEPPER: randomBytes(32).toString('base64'),
-      JWT_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-    };
-    a = await createTestApp(shared);
-    b = await createTestApp(shared, [], undefined, a.databaseUrl);
+    ({ a, b } = await twoInstances());
     tenantId = (await newTenant(a, 'EUR')).id;
     const client: TestClient = await newApp(a, tenantId);
     tokens = [await tokenFor(a, client), await tokenFor(b, client)];

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { AccessTokenIssuer, type IssuedToken } from '../auth/access-token-issuer.service.js';
-import { AppTokensRepository } from '../auth/app-tokens.repository.js';
+import { AppTokensRepository, type RevokedAppToken } from '../auth/app-tokens.repository.js';
 import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import { PublishedIssuerRepository } from '../auth/published-issuer.repository.js';
 import { isScope, parseScopeList } from '../auth/scopes.js';
+import type { Actor } from '../audit/actor.js';
 import type { AdminContext } from '../common/admin-context.js';
 import { hasCharLength } from '../common/char-length.js';
 import { AppError } from '../common/errors/app-error.js';
@@ -199,38 +200,54 @@ export class AppsService {
     return this.transactions.run(async (db) => {
       const tenantId = await this.appTokens.tenantOf(db.crossTenant('credentials'), tokenId);
       if (tenantId === undefined) throw notFound();
-      const tenant = db.tenant(tenantId);
-      const revoked = await this.appTokens.revoke(tenant, tokenId);
+      const revoked = await this.revokeTokenIn(db, tenantId, tokenId, admin);
       if (!revoked) throw notFound();
-      await this.credentials.publish(db, {
-        kind: 'token',
-        jti: tokenId,
-        expiresAt: revoked.expiresAt.getTime(),
-      });
-      await this.audit.record(tenant, admin, {
-        action: 'app.revoke_token',
-        targetType: 'app_token',
-        targetId: tokenId,
-        details: { client_id: revoked.clientId },
-      });
-      // Revoking a revoked token changes nothing: no second event.
-      if (revoked.newly) {
-        await this.events.append(tenant, [
-          {
-            appId: revoked.appId,
-            type: 'token.revoked',
-            data: {
-              object: {
-                id: tokenId,
-                client_id: revoked.clientId,
-                revoked_at: revoked.revokedAt.toISOString(),
-              },
-            },
-          },
-        ]);
-      }
       return { tokenId, clientId: revoked.clientId, revokedAt: revoked.revokedAt };
     });
+  }
+
+  /**
+   * Revokes a token of the tenant in the caller's unit of work (the CLI, or the app itself through
+   * RFC 7009): announced to every instance, audited, and its `token.revoked` event written once.
+   * Undefined when the tenant has no such token.
+   */
+  async revokeTokenIn(
+    db: Db,
+    tenantId: number,
+    tokenId: string,
+    by: Actor,
+  ): Promise<RevokedAppToken | undefined> {
+    const tenant = db.tenant(tenantId);
+    const revoked = await this.appTokens.revoke(tenant, tokenId);
+    if (!revoked) return undefined;
+    await this.credentials.publish(db, {
+      kind: 'token',
+      jti: tokenId,
+      expiresAt: revoked.expiresAt.getTime(),
+    });
+    await this.audit.record(tenant, by, {
+      action: 'app.revoke_token',
+      targetType: 'app_token',
+      targetId: tokenId,
+      details: { client_id: revoked.clientId },
+    });
+    // Revoking a revoked token changes nothing: no second event.
+    if (revoked.newly) {
+      await this.events.append(tenant, [
+        {
+          appId: revoked.appId,
+          type: 'token.revoked',
+          data: {
+            object: {
+              id: tokenId,
+              client_id: revoked.clientId,
+              revoked_at: revoked.revokedAt.toISOString(),
+            },
+          },
+        },
+      ]);
+    }
+    return revoked;
   }
 
   /**

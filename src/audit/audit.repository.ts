@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AdminContext } from '../common/admin-context.js';
+import type { Actor } from './actor.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 
 export interface AuditEvent {
@@ -13,12 +13,12 @@ export interface AuditEvent {
 /** The audit log, written in the admin change's own unit of work: both commit or neither. */
 @Injectable()
 export class AuditRepository {
-  async record(db: TenantSql, admin: AdminContext, event: AuditEvent): Promise<void> {
+  async record(db: TenantSql, by: Actor, event: AuditEvent): Promise<void> {
     await db.rows(
       `INSERT INTO audit_log (tenant_id, actor, action, target_type, target_id, details)
        VALUES ($1, $2, $3, $4, $5, $6)`,
       [
-        admin.actor,
+        by.actor,
         event.action,
         event.targetType,
         String(event.targetId),

@@ -4,10 +4,16 @@ import { AccessTokenIssuer } from './access-token-issuer.service.js';
 import { AppTokensRepository } from './app-tokens.repository.js';
 import { CredentialsEvents } from './credentials-events.service.js';
 import { CredentialsNotifyRepository } from './credentials-notify.repository.js';
+import { CustomerSessions } from './customer-sessions.service.js';
+import { CustomerSessionsRepository } from './customer-sessions.repository.js';
 import { PublishedIssuerRepository } from './published-issuer.repository.js';
+import { RefreshChainsRepository } from './refresh-chains.repository.js';
 import { SigningKeys } from './signing-keys.js';
 
-/** Signing and issuing tokens, announcing credential changes: shared by the API and the CLI. */
+/**
+ * Signing, issuing and ending tokens (app tokens, customer sessions and their refresh chains),
+ * announcing credential changes: shared by the API and the CLI.
+ */
 @Module({
   imports: [JwtModule.register({})],
   providers: [
@@ -17,6 +23,9 @@ import { SigningKeys } from './signing-keys.js';
     CredentialsEvents,
     CredentialsNotifyRepository,
     PublishedIssuerRepository,
+    RefreshChainsRepository,
+    CustomerSessionsRepository,
+    CustomerSessions,
   ],
   exports: [
     SigningKeys,
@@ -24,6 +33,8 @@ import { SigningKeys } from './signing-keys.js';
     AppTokensRepository,
     CredentialsEvents,
     PublishedIssuerRepository,
+    RefreshChainsRepository,
+    CustomerSessions,
     JwtModule,
   ],
 })

@@ -26,6 +26,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/builders/oauth/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a token issued to this app (RFC 7009)
+     * @description The same answer, 200 with an empty body, whether or not the token was known: only a token issued to the authenticated app is revoked, on every instance within a second. An app token as by `app revoke-token`; a customer session token alone; a customer refresh token with its whole chain (every session of that login). Client authentication as at the token endpoint; limited like it.
+     */
+    post: operations['ClientTokensController_revoke'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/builders/oauth/introspect': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Introspect a token issued to this app (RFC 7662)
+     * @description `{active: false}` for any token that is not a live token issued to the authenticated app (unknown, expired, revoked, used up, or of another app or tenant); otherwise its scope, client_id, type, expiry, issue time, subject and id. Client authentication as at the token endpoint; limited like it.
+     */
+    post: operations['ClientTokensController_introspect'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/.well-known/jwks.json': {
     parameters: {
       query?: never;
@@ -55,7 +95,7 @@ export interface paths {
     };
     /**
      * Authorization server metadata (RFC 8414)
-     * @description The `issuer` (PUBLIC_URL), token endpoint, JWKS URI, the client_credentials grant, the client authentication methods and every scope. Cacheable for 5 minutes. Public: no token.
+     * @description The `issuer` (PUBLIC_URL), token, revocation and introspection endpoints, JWKS URI, the client_credentials grant, the client authentication methods and every scope. Cacheable for 5 minutes. Public: no token.
      */
     get: operations['WellKnownController_metadata'];
     put?: never;
@@ -902,11 +942,6 @@ export interface components {
   schemas: {
     TokenRequestDto: {
       /**
-       * @example client_credentials
-       * @enum {string}
-       */
-      grant_type: 'client_credentials';
-      /**
        * @description Required unless sent in an Authorization: Basic header
        * @example app_X3qZ6YTWil-WETcK
        */
@@ -916,6 +951,11 @@ export interface components {
        * @example cs_Vq3xN8bKp2LmR7tY0aZc5eWf1gHj4kDs9uQiOyXnTbE
        */
       client_secret?: string;
+      /**
+       * @example client_credentials
+       * @enum {string}
+       */
+      grant_type: 'client_credentials';
       /**
        * @description Space-separated, each approved for the app: orders:read, orders:write, marketplace:import, products:read, products:write, customer:auth, customer:manage, customer:privacy, customer:read, order:read, events:read, webhooks:read, webhooks:write
        * @example orders:read products:read
@@ -1002,6 +1042,55 @@ export interface components {
        * @example 9ab83642-4ec7-4399-a34d-5056e4e44b1d
        */
       request_id?: string;
+    };
+    TokenReferenceDto: {
+      /**
+       * @description Required unless sent in an Authorization: Basic header
+       * @example app_X3qZ6YTWil-WETcK
+       */
+      client_id?: string;
+      /**
+       * @description Required unless sent in an Authorization: Basic header
+       * @example cs_Vq3xN8bKp2LmR7tY0aZc5eWf1gHj4kDs9uQiOyXnTbE
+       */
+      client_secret?: string;
+      /**
+       * @description An access token (app or customer session) or a customer refresh token
+       * @example rt_Vq3xN8bKp2LmR7tY0aZc5eWf1gHj4kDs9uQiOyXnTbE
+       */
+      token: string;
+      /**
+       * @description Accepted and not needed: the token is found whatever its type
+       * @enum {string}
+       */
+      token_type_hint?: 'access_token' | 'refresh_token';
+    };
+    IntrospectionDto: {
+      /** @example true */
+      active: boolean;
+      /**
+       * @description Granted scopes, space-separated
+       * @example orders:read
+       */
+      scope?: string;
+      /**
+       * @description The app the token was issued to
+       * @example app_X3qZ6YTWil-WETcK
+       */
+      client_id?: string;
+      /** @enum {string} */
+      token_type?: 'Bearer';
+      /** @description Expiry, seconds since the epoch */
+      exp?: number;
+      /** @description Issue time, seconds since the epoch */
+      iat?: number;
+      /**
+       * @description The client_id for an app token, the customer id for a customer token
+       * @example 42
+       */
+      sub?: string;
+      /** @description The token's id: an app token's id (as `app revoke-token` takes it), a session's id, or an id derived from a refresh token's stored hash */
+      jti?: string;
     };
     PageWithCursorMeta: {
       /** @example 1 */
@@ -2693,6 +2782,189 @@ export interface operations {
         };
       };
       /** @description `rate_limited`: too many token requests (`Retry-After`) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  ClientTokensController_revoke: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TokenReferenceDto'];
+        'application/x-www-form-urlencoded': components['schemas']['TokenReferenceDto'];
+      };
+    };
+    responses: {
+      /** @description Revoked, or nothing to revoke: an empty body */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': 'no-store';
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `invalid_request`: token missing, a parameter repeated or not a string, malformed JSON, or credentials sent twice */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `invalid_client`: unknown client, wrong secret or inactive app (`WWW-Authenticate: Basic` when Basic was used) */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 4 KiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unsupported_media_type`: the body is neither JSON nor form-urlencoded */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many failed client authentications from this address, or calls by this client (`Retry-After`) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  ClientTokensController_introspect: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TokenReferenceDto'];
+        'application/x-www-form-urlencoded': components['schemas']['TokenReferenceDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': 'no-store';
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IntrospectionDto'];
+        };
+      };
+      /** @description `invalid_request`: token missing, a parameter repeated or not a string, malformed JSON, or credentials sent twice */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `invalid_client`: unknown client, wrong secret or inactive app (`WWW-Authenticate: Basic` when Basic was used) */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 4 KiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unsupported_media_type`: the body is neither JSON nor form-urlencoded */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `rate_limited`: too many failed client authentications from this address, or calls by this client (`Retry-After`) */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

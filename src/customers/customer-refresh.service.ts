@@ -8,11 +8,15 @@ import { ServerSecrets } from '../config/server-secrets.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { Transactions } from '../database/transactions.js';
 import { toCustomerDto } from './customer.mapper.js';
-import { CustomerSessions } from './customer-sessions.service.js';
+import { CustomerSessions } from '../auth/customer-sessions.service.js';
 import { type CustomerRow, CustomersRepository } from './customers.repository.js';
 import type { LoginResponseDto } from './dto/customer.dto.js';
-import { type ChainExpiry, RefreshChainsRepository } from './refresh-chains.repository.js';
-import { generateRefreshToken, hashRefreshToken, REFRESH_TOKEN_FORMAT } from './refresh-token.js';
+import { type ChainExpiry, RefreshChainsRepository } from '../auth/refresh-chains.repository.js';
+import {
+  generateRefreshToken,
+  hashRefreshToken,
+  REFRESH_TOKEN_FORMAT,
+} from '../auth/refresh-token.js';
 
 /** The scopes a session can carry; it gets those the logging-in app token holds. */
 export const SESSION_SCOPES = ['customer:read', 'order:read'];

@@ -6,7 +6,7 @@ import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
 import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServerSecrets } from '../config/server-secrets.js';
-import { CustomerSessions } from './customer-sessions.service.js';
+import { CustomerSessions } from '../auth/customer-sessions.service.js';
 import { CustomerTicketsRepository, type TicketType } from './customer-tickets.repository.js';
 import { CustomerVerification } from './customer-verification.service.js';
 import { CustomersRepository } from './customers.repository.js';

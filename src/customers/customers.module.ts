@@ -5,8 +5,6 @@ import { OrdersModule } from '../orders/orders.module.js';
 import { CustomerData } from './customer-data.service.js';
 import { CustomerDataRepository } from './customer-data.repository.js';
 import { CustomerRefresh } from './customer-refresh.service.js';
-import { CustomerSessions } from './customer-sessions.service.js';
-import { RefreshChainsRepository } from './refresh-chains.repository.js';
 import { CustomerTicketsRepository } from './customer-tickets.repository.js';
 import { CustomerTickets } from './customer-tickets.service.js';
 import { CustomerVerification } from './customer-verification.service.js';
@@ -23,11 +21,9 @@ import { PasswordWork } from './password-work.service.js';
     CustomersService,
     CustomersRepository,
     PasswordWork,
-    CustomerSessions,
     CustomerRefresh,
     CustomerData,
     CustomerDataRepository,
-    RefreshChainsRepository,
     CustomerTickets,
     CustomerTicketsRepository,
     CustomerVerification,

@@ -14,13 +14,7 @@ export interface CustomerRow {
 
 const COLUMNS = 'id, name, email, phone, email_verified, password_hash, lower(email) AS email_key';
 
-/** A revoked session, with what every instance needs to forget it in time. */
-export interface RevokedSession {
-  id: string;
-  expires_at: Date;
-}
-
-/** Customer and session SQL, on the tenant path ($1 is the tenant). */
+/** Customer SQL, on the tenant path ($1 is the tenant). */
 @Injectable()
 export class CustomersRepository {
   /** Undefined when the email is taken in this tenant (any case): the unique index decides. */
@@ -121,15 +115,6 @@ export class CustomersRepository {
     return rows.length > 0;
   }
 
-  /** The refresh chain a session came from (null: none, or no such session). */
-  async chainOfSession(db: TenantSql, sessionId: string): Promise<string | null> {
-    const row = await db.first<{ chain_id: string | null }>(
-      'SELECT chain_id FROM customer_sessions WHERE tenant_id = $1 AND id = $2',
-      [sessionId],
-    );
-    return row?.chain_id ?? null;
-  }
-
   /** Locks the customer's row for a change of credentials (reset, change, new ticket). */
   async lockForUpdate(db: TenantSql, id: number): Promise<boolean> {
     const rows = await db.rows(
@@ -159,45 +144,12 @@ export class CustomersRepository {
     return changed > 0;
   }
 
-  /**
-   * Marks the session revoked; returns its expiry and its refresh chain, or undefined when there
-   * is no such session.
-   */
-  revokeSession(
-    db: TenantSql,
-    sessionId: string,
-  ): Promise<{ expires_at: Date; chain_id: string | null } | undefined> {
-    return db.first<{ expires_at: Date; chain_id: string | null }>(
-      `UPDATE customer_sessions SET revoked_at = COALESCE(revoked_at, now())
-       WHERE tenant_id = $1 AND id = $2 RETURNING expires_at, chain_id`,
-      [sessionId],
-    );
-  }
-
   /** Marks the email verified; the row as it is now (undefined when there is no such customer). */
   markVerified(db: TenantSql, id: number): Promise<CustomerRow | undefined> {
     return db.first<CustomerRow>(
       `UPDATE customers SET email_verified = true, updated_at = now()
        WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
       [id],
-    );
-  }
-
-  /**
-   * Revokes every live session of the customer except `keep` (only those of `chainId`, when
-   * given); returns the revoked ones.
-   */
-  revokeSessionsOf(
-    db: TenantSql,
-    customerId: number,
-    options: { keep?: string; chainId?: string } = {},
-  ): Promise<RevokedSession[]> {
-    return db.rows<RevokedSession>(
-      `UPDATE customer_sessions SET revoked_at = now()
-       WHERE tenant_id = $1 AND customer_id = $2 AND revoked_at IS NULL AND expires_at > now()
-         AND ($3::uuid IS NULL OR id <> $3::uuid) AND ($4::uuid IS NULL OR chain_id = $4::uuid)
-       RETURNING id, expires_at`,
-      [customerId, options.keep ?? null, options.chainId ?? null],
     );
   }
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import type { AppContext, CustomerContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { ExactRateLimiter } from '../rate-limit/exact-rate-limiter.service.js';
@@ -9,7 +8,7 @@ import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toCustomerDto } from './customer.mapper.js';
-import { CustomerSessions } from './customer-sessions.service.js';
+import { CustomerSessions } from '../auth/customer-sessions.service.js';
 import { CustomerRefresh } from './customer-refresh.service.js';
 import { CustomersRepository, type CustomerRow } from './customers.repository.js';
 import type {
@@ -40,7 +39,6 @@ export class CustomersService implements OnModuleInit {
     private readonly sessions: CustomerSessions,
     private readonly config: AppConfig,
     private readonly events: OutboxRepository,
-    private readonly credentials: CredentialsEvents,
     private readonly refresh: CustomerRefresh,
   ) {
     const limits = loginLimits(config);
@@ -199,22 +197,9 @@ export class CustomersService implements OnModuleInit {
    * from with every session of that chain.
    */
   async logout(ctx: CustomerContext): Promise<void> {
-    await this.transactions.run(async (db) => {
-      const tenant = db.tenant(ctx.tenantId);
-      // Chain first, then sessions: the order of every other path that ends chains.
-      const chainId = await this.customers.chainOfSession(tenant, ctx.tokenId);
-      if (chainId) {
-        await this.sessions.endChain(db, ctx.tenantId, ctx.customerId, chainId);
-        return;
-      }
-      const session = await this.customers.revokeSession(tenant, ctx.tokenId);
-      if (!session) return;
-      await this.credentials.publish(db, {
-        kind: 'session',
-        id: ctx.tokenId,
-        expiresAt: session.expires_at.getTime(),
-      });
-    });
+    await this.transactions.run((db) =>
+      this.sessions.logout(db, ctx.tenantId, ctx.customerId, ctx.tokenId),
+    );
   }
 
   private async openSession(

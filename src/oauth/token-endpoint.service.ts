@@ -1,16 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { verifyClientSecret } from '../apps/client-secret.js';
 import { AccessTokenIssuer } from '../auth/access-token-issuer.service.js';
-import { CredentialsState } from '../auth/credentials-state.service.js';
 import { parseScopeList } from '../auth/scopes.js';
 import { AppError } from '../common/errors/app-error.js';
-import { ExactRateLimiter } from '../rate-limit/exact-rate-limiter.service.js';
 import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
 import { SyncedRateLimiter } from '../rate-limit/synced-rate-limiter.service.js';
 import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { ServerSecrets } from '../config/server-secrets.js';
-import { invalidClient, parseTokenRequest } from './token-request.js';
+import { ClientAuthenticator } from './client-authenticator.service.js';
+import { parseTokenRequest } from './token-request.js';
 
 export interface TokenResponse {
   body: { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string };
@@ -21,25 +18,20 @@ const WINDOW_SECONDS = 60;
 
 /**
  * The client_credentials grant (docs/BEHAVIOUR.md#token-endpoint). Checks in order: grant type,
- * presence and format of client credentials, client authentication, scope. The app lookup is served
- * from the credentials cache, and the secret check is one HMAC: no argon2 on this path.
+ * presence and format of client credentials, client authentication (ClientAuthenticator: failures
+ * count per caller address), scope.
  *
- * Limits never let strangers lock an app out: failures are counted per caller address
- * (beyond the limit they answer 429), and the per-client issuance limit counts tokens
- * actually issued, which takes the secret. A 256-bit secret cannot be guessed, so failures
- * are never held against the app itself. Failures are counted exactly (one upsert, only on
- * failure); issuance in memory and synced across instances (no round trip on success).
+ * The per-client issuance limit counts tokens actually issued, which takes the secret, so
+ * strangers never lock an app out. It is decided in memory and synced across instances (no round
+ * trip on success).
  */
 @Injectable()
 export class TokenEndpointService {
   private readonly perClient: RateLimitRule;
-  private readonly failuresPerAddress: RateLimitRule;
 
   constructor(
-    private readonly state: CredentialsState,
+    private readonly clients: ClientAuthenticator,
     private readonly issuer: AccessTokenIssuer,
-    private readonly secrets: ServerSecrets,
-    private readonly limiter: ExactRateLimiter,
     private readonly issuance: SyncedRateLimiter,
     private readonly config: AppConfig,
     private readonly transactions: Transactions,
@@ -47,11 +39,6 @@ export class TokenEndpointService {
     this.perClient = {
       policy: 'token-client',
       limit: config.TOKEN_RATE_LIMIT_PER_CLIENT,
-      windowSeconds: WINDOW_SECONDS,
-    };
-    this.failuresPerAddress = {
-      policy: 'token-failures',
-      limit: config.TOKEN_FAILURES_PER_ADDRESS,
       windowSeconds: WINDOW_SECONDS,
     };
   }
@@ -62,16 +49,7 @@ export class TokenEndpointService {
     address: string,
   ): Promise<TokenResponse> {
     const request = parseTokenRequest(body, authorization);
-    const app = await this.state.appByClientId(request.clientId);
-    const authenticated =
-      app !== undefined &&
-      app.active &&
-      verifyClientSecret(request.clientSecret, app.secretHash, this.secrets.pepper);
-    if (!authenticated) {
-      // Throws 429 once this address has failed too often; otherwise the failure is counted.
-      await this.limiter.reserve(this.failuresPerAddress, address);
-      throw invalidClient(request.usedBasic);
-    }
+    const app = await this.clients.authenticate(request, address);
 
     const scopes = parseScopeList(request.scope ?? '');
     if (scopes.length === 0) throw new AppError('invalid_request', 'scope is required');

@@ -36,7 +36,7 @@ export class WellKnownController {
   @ApiOperation({
     summary: 'Authorization server metadata (RFC 8414)',
     description:
-      'The `issuer` (PUBLIC_URL), token endpoint, JWKS URI, the client_credentials grant, the ' +
+      'The `issuer` (PUBLIC_URL), token, revocation and introspection endpoints, JWKS URI, the client_credentials grant, the ' +
       'client authentication methods and every scope. Cacheable for 5 minutes. Public: no token.',
   })
   metadata(): Record<string, unknown> {
@@ -44,6 +44,10 @@ export class WellKnownController {
     return {
       issuer,
       token_endpoint: `${issuer}/builders/oauth/token`,
+      revocation_endpoint: `${issuer}/builders/oauth/revoke`,
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint: `${issuer}/builders/oauth/introspect`,
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       jwks_uri: `${issuer}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

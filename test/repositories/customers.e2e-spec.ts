@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CustomerSessionsRepository } from '../../src/auth/customer-sessions.repository.js';
 import { CustomerTicketsRepository } from '../../src/customers/customer-tickets.repository.js';
 import { CustomersRepository } from '../../src/customers/customers.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
@@ -19,9 +20,10 @@ interface Session {
  * Every method through tenant A's path, with rows of tenant B beside A's (the same email in
  * both tenants): B's rows are never read, changed or counted.
  */
-describe('customers and customer tickets repositories, two tenants', () => {
+describe('customers, customer sessions and customer tickets repositories, two tenants', () => {
   const customers = new CustomersRepository();
   const tickets = new CustomerTicketsRepository();
+  const sessions = new CustomerSessionsRepository();
   let r: RepositoryDatabase;
   let appA: number;
   let appB: number;
@@ -142,18 +144,18 @@ describe('customers and customer tickets repositories, two tenants', () => {
   it("revokeSession and revokeSessionsOf end tenant A's sessions only", async () => {
     const { idA, idB } = await pair('revoke@example.com');
     const sessionB = await insertSession(r.inspect, r.tenantB, idB, appB);
-    expect(await customers.revokeSession(r.a(), sessionB)).toBeUndefined();
-    expect(await customers.revokeSessionsOf(r.a(), idB)).toEqual([]);
+    expect(await sessions.revokeSession(r.a(), sessionB)).toBeUndefined();
+    expect(await sessions.revokeSessionsOf(r.a(), idB)).toEqual([]);
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', sessionB))!.revoked_at).toBeNull();
 
     const one = await insertSession(r.inspect, r.tenantA, idA, appA);
     const kept = await insertSession(r.inspect, r.tenantA, idA, appA);
     const other = await insertSession(r.inspect, r.tenantA, idA, appA);
-    expect(await customers.revokeSession(r.a(), one)).toEqual({
+    expect(await sessions.revokeSession(r.a(), one)).toEqual({
       expires_at: expect.any(Date),
       chain_id: null,
     });
-    const revoked = await customers.revokeSessionsOf(r.a(), idA, { keep: kept });
+    const revoked = await sessions.revokeSessionsOf(r.a(), idA, { keep: kept });
     expect(revoked.map((s) => s.id)).toEqual([other]);
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', kept))!.revoked_at).toBeNull();
     expect((await rowOf<Session>(r.inspect, 'customer_sessions', sessionB))!.revoked_at).toBeNull();

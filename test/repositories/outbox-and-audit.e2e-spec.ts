@@ -31,7 +31,7 @@ describe('outbox and audit repositories, two tenants', () => {
     await r.transactions.run((db) =>
       new AuditRepository().record(
         db.tenant(r.tenantB),
-        { kind: 'admin', actor: 'cli:ops' },
+        { actor: 'cli:ops' },
         { action: 'x.done', targetType: 'x', targetId: 3 },
       ),
     );

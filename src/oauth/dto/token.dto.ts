@@ -1,11 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { APP_SCOPES } from '../../auth/scopes.js';
 
-/** Documentation only: the endpoint reads the body itself to answer OAuth error codes. */
-export class TokenRequestDto {
-  @ApiProperty({ enum: ['client_credentials'], example: 'client_credentials' })
-  grant_type!: string;
-
+/** Client credentials in the body (client_secret_post), as every OAuth endpoint takes them. */
+export class ClientCredentialsDto {
   @ApiPropertyOptional({
     description: 'Required unless sent in an Authorization: Basic header',
     example: 'app_X3qZ6YTWil-WETcK',
@@ -17,6 +14,12 @@ export class TokenRequestDto {
     example: 'cs_Vq3xN8bKp2LmR7tY0aZc5eWf1gHj4kDs9uQiOyXnTbE',
   })
   client_secret?: string;
+}
+
+/** Documentation only: the endpoint reads the body itself to answer OAuth error codes. */
+export class TokenRequestDto extends ClientCredentialsDto {
+  @ApiProperty({ enum: ['client_credentials'], example: 'client_credentials' })
+  grant_type!: string;
 
   @ApiProperty({
     description: `Space-separated, each approved for the app: ${APP_SCOPES.join(', ')}`,

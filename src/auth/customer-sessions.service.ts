@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import type { Db } from '../database/sql/db.js';
-import { CustomersRepository } from './customers.repository.js';
+import { CredentialsEvents } from './credentials-events.service.js';
+import { CustomerSessionsRepository } from './customer-sessions.repository.js';
 import { RefreshChainsRepository } from './refresh-chains.repository.js';
 
 /**
  * Ends a customer's sessions through the revocation path of docs/BEHAVIOUR.md#token-lifecycle: the
  * rows are marked revoked and each is announced (CredentialsEvents): this instance refuses those
- * tokens once the change commits, the others within milliseconds of it.
+ * tokens once the change commits, the others within milliseconds of it. Every path ends chains
+ * before sessions, so concurrent paths lock in one order.
  */
 @Injectable()
 export class CustomerSessions {
   constructor(
-    private readonly customers: CustomersRepository,
+    private readonly sessions: CustomerSessionsRepository,
     private readonly credentials: CredentialsEvents,
     private readonly chains: RefreshChainsRepository,
   ) {}
@@ -25,22 +26,40 @@ export class CustomerSessions {
    */
   async endAll(db: Db, tenantId: number, customerId: number, keep?: string): Promise<number> {
     await this.chains.end(db.tenant(tenantId), customerId, null);
-    return this.revoke(db, tenantId, customerId, { keep });
+    return this.revokeOf(db, tenantId, customerId, { keep });
   }
 
   /** A refresh chain and every session it made (a logout, a reused refresh token). */
   async endChain(db: Db, tenantId: number, customerId: number, chainId: string): Promise<void> {
     await this.chains.end(db.tenant(tenantId), customerId, chainId);
-    await this.revoke(db, tenantId, customerId, { chainId });
+    await this.revokeOf(db, tenantId, customerId, { chainId });
   }
 
-  private async revoke(
+  /** A logout: the session's refresh chain with every session of it, or the session alone. */
+  async logout(db: Db, tenantId: number, customerId: number, sessionId: string): Promise<void> {
+    const chainId = await this.sessions.chainOfSession(db.tenant(tenantId), sessionId);
+    if (chainId) return this.endChain(db, tenantId, customerId, chainId);
+    await this.revokeOne(db, tenantId, sessionId);
+  }
+
+  /** One session, its chain left alive (RFC 7009 revocation of a session token). */
+  async revokeOne(db: Db, tenantId: number, sessionId: string): Promise<void> {
+    const session = await this.sessions.revokeSession(db.tenant(tenantId), sessionId);
+    if (!session) return;
+    await this.credentials.publish(db, {
+      kind: 'session',
+      id: sessionId,
+      expiresAt: session.expires_at.getTime(),
+    });
+  }
+
+  private async revokeOf(
     db: Db,
     tenantId: number,
     customerId: number,
     options: { keep?: string; chainId?: string },
   ): Promise<number> {
-    const revoked = await this.customers.revokeSessionsOf(db.tenant(tenantId), customerId, options);
+    const revoked = await this.sessions.revokeSessionsOf(db.tenant(tenantId), customerId, options);
     for (const session of revoked) {
       await this.credentials.publish(db, {
         kind: 'session',

@@ -14,6 +14,16 @@ export interface PresentedRefreshToken {
   dead: boolean;
 }
 
+export interface InspectedRefreshToken extends PresentedRefreshToken {
+  issued_at: Date;
+}
+
+const PRESENTED = `c.id AS chain_id, least(c.expires_at, c.idle_expires_at) AS ends_at, c.customer_id,
+  c.app_id, c.scopes, t.used_at IS NOT NULL AS used,
+  (c.ended_at IS NOT NULL OR c.expires_at <= now() OR c.idle_expires_at <= now()) AS dead`;
+const TOKEN_AND_CHAIN = `customer_refresh_tokens t
+  JOIN customer_refresh_chains c ON c.tenant_id = t.tenant_id AND c.id = t.chain_id`;
+
 /** A chain's lifetimes after a use: the sooner of the two bounds the refresh token. */
 export interface ChainExpiry {
   expires_at: Date;
@@ -67,8 +77,7 @@ export class RefreshChainsRepository {
    */
   async customerOf(db: TenantSql, tokenHash: Buffer): Promise<number | undefined> {
     const row = await db.first<{ customer_id: number }>(
-      `SELECT c.customer_id FROM customer_refresh_tokens t
-       JOIN customer_refresh_chains c ON c.tenant_id = t.tenant_id AND c.id = t.chain_id
+      `SELECT c.customer_id FROM ${TOKEN_AND_CHAIN}
        WHERE t.tenant_id = $1 AND t.token_hash = $2`,
       [tokenHash],
     );
@@ -82,13 +91,17 @@ export class RefreshChainsRepository {
    */
   present(db: TenantSql, tokenHash: Buffer): Promise<PresentedRefreshToken | undefined> {
     return db.first<PresentedRefreshToken>(
-      `SELECT c.id AS chain_id, least(c.expires_at, c.idle_expires_at) AS ends_at, c.customer_id,
-         c.app_id, c.scopes, t.used_at IS NOT NULL AS used,
-         (c.ended_at IS NOT NULL OR c.expires_at <= now() OR c.idle_expires_at <= now()) AS dead
-       FROM customer_refresh_tokens t
-       JOIN customer_refresh_chains c ON c.tenant_id = t.tenant_id AND c.id = t.chain_id
-       WHERE t.tenant_id = $1 AND t.token_hash = $2
+      `SELECT ${PRESENTED} FROM ${TOKEN_AND_CHAIN} WHERE t.tenant_id = $1 AND t.token_hash = $2
        FOR UPDATE OF c, t`,
+      [tokenHash],
+    );
+  }
+
+  /** The token with this hash and its chain as they are, nothing locked (introspection). */
+  inspect(db: TenantSql, tokenHash: Buffer): Promise<InspectedRefreshToken | undefined> {
+    return db.first<InspectedRefreshToken>(
+      `SELECT ${PRESENTED}, t.issued_at FROM ${TOKEN_AND_CHAIN}
+       WHERE t.tenant_id = $1 AND t.token_hash = $2`,
       [tokenHash],
     );
   }
