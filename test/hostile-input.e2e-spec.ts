@@ -297,6 +297,8 @@ describe('hostile input (property-based, every route)', () => {
           forged({ alg: 'ES256', typ: 'customer-session+jwt', kid }, claims, 'AAAA'),
           forged({ alg: 'ES256', typ: 'at+jwt', kid: { $ne: null } }, claims),
           forged({ alg: 'ES256', typ: ['at+jwt'], kid: [kid] }, { ...claims, tid: '1 OR 1=1' }),
+          // `typ: JWT` makes the JWT library parse the payload as JSON, and throw on this one.
+          `Bearer ${base64Url({ typ: 'JWT', alg: 'ES256' })}.${Buffer.from('notjson').toString('base64url')}.x`,
         ),
       },
       {

@@ -39,6 +39,8 @@ const LATER_THAN_ORDER_OPERATIONS = [
   'ProductInventory1767000000000',
   'ProductInventoryIndexes1767000000001',
   'CustomerRefreshChains1768000000000',
+  'CustomerErasure1769000000000',
+  'CustomerErasureChecks1769000000001',
 ];
 describe('migrations', () => {
   let dataSource: DataSource;

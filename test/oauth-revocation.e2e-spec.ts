@@ -12,6 +12,9 @@ const PASSWORD = 'correct horse battery staple';
 /** Failed client authentications per address and minute, for the last test. */
 const FAILURE_LIMIT = 12;
 
+/** A header saying `typ: JWT` over a payload that is not JSON: the JWT library throws on it. */
+const JSON_TYP_GARBAGE = `${Buffer.from('{"typ":"JWT","alg":"ES256"}').toString('base64url')}.${Buffer.from('notjson').toString('base64url')}.x`;
+
 const basic = (client: TestClient) =>
   `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
 
@@ -148,6 +151,7 @@ describe('POST /builders/oauth/revoke and /builders/oauth/introspect', () => {
         'a.b.c',
         (await tokenFor(a, mine, 'orders:read')).slice(0, -4) + 'AAAA',
         'é'.repeat(100),
+        JSON_TYP_GARBAGE,
       ];
       for (const token of garbage) {
         const res = await introspect(mine, token, 'form-basic');
@@ -197,6 +201,25 @@ describe('POST /builders/oauth/revoke and /builders/oauth/introspect', () => {
       expect(fresh.body.active).toBe(true);
       expect(fresh.body.jti).not.toBe(res.body.jti);
     });
+  });
+
+  it('token_type_hint is accepted and never needed, even when it is wrong', async () => {
+    const session = await login(await tokenFor(a, mine));
+    for (const [token, hint] of [
+      [session.refresh_token, 'access_token'],
+      [session.token, 'refresh_token'],
+      [session.token, 'something_else'],
+    ]) {
+      const res = await a.http
+        .post(INTROSPECT)
+        .set('authorization', basic(mine))
+        .type('form')
+        .send({
+          token,
+          token_type_hint: hint,
+        });
+      expect([hint, res.status, res.body.active]).toEqual([hint, 200, true]);
+    }
   });
 
   describe('revocation', () => {
@@ -257,7 +280,8 @@ describe('POST /builders/oauth/revoke and /builders/oauth/introspect', () => {
       const appToken = await tokenFor(a, mine);
       const session = await login(appToken);
       expect((await revoke(sibling, session.token)).status).toBe(200);
-      expect((await me(session.token, b)).status).toBe(200);
+      expect((await me(session.token, a)).status).toBe(200);
+      expect((await introspect(mine, session.token)).body.active).toBe(true);
 
       expect((await revoke(mine, session.token, 'json-basic')).status).toBe(200);
       await refusedOnB((on) => me(session.token, on));
@@ -290,7 +314,18 @@ describe('POST /builders/oauth/revoke and /builders/oauth/introspect', () => {
   });
 
   describe('requests refused', () => {
+    it('a token the JWT library cannot parse is refused as malformed by any bearer route', async () => {
+      const res = await orders(JSON_TYP_GARBAGE);
+      expect([res.status, res.body.error]).toEqual([401, 'unauthenticated']);
+    });
+
     it.each([REVOKE, INTROSPECT])('%s: the token endpoint’s client errors', async (path) => {
+      // Client authentication comes first (RFC 7009 2.1), then the token.
+      const unauthenticated = await a.http
+        .post(path)
+        .send({ client_id: mine.clientId, client_secret: 'cs_wrong' });
+      expect([unauthenticated.status, unauthenticated.body.error]).toEqual([401, 'invalid_client']);
+
       const missing = await a.http
         .post(path)
         .send({ client_id: mine.clientId, client_secret: mine.clientSecret });

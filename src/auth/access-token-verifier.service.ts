@@ -83,7 +83,13 @@ export class AccessTokenVerifier {
   }
 
   private verifySignedClaims(token: string): SignedToken {
-    const decoded: unknown = this.jwt.decode(token, { complete: true });
+    let decoded: unknown;
+    try {
+      decoded = this.jwt.decode(token, { complete: true });
+    } catch {
+      // jws parses the payload as JSON when the header says `typ: JWT`, and throws on garbage.
+      throw invalidToken('The token is malformed');
+    }
     const header = (decoded as { header?: { kid?: unknown; typ?: unknown } } | null)?.header;
     if (!header) throw invalidToken('The token is malformed');
     const key = this.keys.find(header.kid);

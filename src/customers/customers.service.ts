@@ -165,13 +165,8 @@ export class CustomersService implements OnModuleInit {
     const passwordHash = await this.passwords.hash(ctx, dto.new_password);
     await this.transactions.run(async (db) => {
       const tenant = db.tenant(ctx.tenantId);
-      // A reset or logout-all may have committed while the passwords were hashed: this
-      // session must still be live and the password still the one verified, or nothing.
-      if (!(await this.customers.sessionIsLive(tenant, ctx.tokenId))) {
-        throw new AppError('unauthenticated', 'The session has ended', {
-          headers: { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' },
-        });
-      }
+      // Locks in the order of every path that ends sessions: the customer (the hash), its
+      // chains, its sessions; this session last.
       const changed = await this.customers.replacePasswordHash(
         tenant,
         customer.id,
@@ -184,6 +179,13 @@ export class CustomersService implements OnModuleInit {
         });
       }
       await this.sessions.endAll(db, ctx.tenantId, customer.id, ctx.tokenId);
+      // A reset, logout-all or revocation may have ended this session while the passwords were
+      // hashed: then nothing changes (the unit of work rolls back).
+      if (!(await this.customers.sessionIsLive(tenant, ctx.tokenId))) {
+        throw new AppError('unauthenticated', 'The session has ended', {
+          headers: { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' },
+        });
+      }
     });
   }
 

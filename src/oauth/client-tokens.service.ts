@@ -19,6 +19,7 @@ import { Transactions } from '../database/transactions.js';
 import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
 import { SyncedRateLimiter } from '../rate-limit/synced-rate-limiter.service.js';
 import { ClientAuthenticator } from './client-authenticator.service.js';
+import { invalidRequest } from './client-credentials.js';
 import type { IntrospectionDto } from './dto/token-reference.dto.js';
 import { parseTokenReference } from './token-reference-request.js';
 
@@ -78,7 +79,7 @@ export class ClientTokensService {
     const request = parseTokenReference(body, authorization);
     const app = await this.clients.authenticate(request.credentials, address);
     const headers = this.limiter.hit(this.revocations, app.clientId);
-    const token = await this.ownToken(app, request.token);
+    const token = await this.ownToken(app, required(request.token));
     if (!token) return headers;
     await this.transactions.run(async (db) => {
       if (token.kind === 'refresh') {
@@ -106,7 +107,7 @@ export class ClientTokensService {
     const request = parseTokenReference(body, authorization);
     const app = await this.clients.authenticate(request.credentials, address);
     const headers = this.limiter.hit(this.introspections, app.clientId);
-    const token = await this.ownToken(app, request.token);
+    const token = await this.ownToken(app, required(request.token));
     return { body: token ? describe(app, token) : { active: false }, headers };
   }
 
@@ -127,8 +128,16 @@ export class ClientTokensService {
       throw error;
     }
     if (context.tenantId !== app.tenantId || context.appId !== app.id) return undefined;
-    return { kind: 'access', context, claims: this.jwt.decode<TokenClaims>(token) };
+    const claims = this.jwt.decode<TokenClaims>(token);
+    // The verifier's clock leeway is for requests; introspection says what the token says.
+    if (claims.exp <= Date.now() / 1000) return undefined;
+    return { kind: 'access', context, claims };
   }
+}
+
+function required(token: string | undefined): string {
+  if (!token) throw invalidRequest('token is required');
+  return token;
 }
 
 function describe(app: AppCredentials, token: OwnToken): IntrospectionDto {
@@ -149,7 +158,8 @@ function describe(app: AppCredentials, token: OwnToken): IntrospectionDto {
   if (row.used || row.dead) return { active: false };
   return {
     active: true,
-    scope: row.scopes.join(' '),
+    // What its next use grants: never more than the app holds now (customer-refresh.service.ts).
+    scope: row.scopes.filter((s) => app.approvedScopes.includes(s)).join(' '),
     client_id: app.clientId,
     token_type: 'Bearer',
     exp: Math.floor(row.ends_at.getTime() / 1000),

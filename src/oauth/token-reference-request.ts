@@ -1,6 +1,5 @@
 import {
   type ClientCredentials,
-  invalidRequest,
   readClientCredentials,
   readParameters,
 } from './client-credentials.js';
@@ -8,14 +7,15 @@ import {
 /** A revocation (RFC 7009) or introspection (RFC 7662) request. */
 export interface TokenReferenceRequest {
   credentials: ClientCredentials;
-  token: string;
+  /** Required, checked after client authentication (RFC 7009 2.1 authenticates first). */
+  token: string | undefined;
 }
 
 const PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
 
 /**
  * Reads the body (JSON or form) and client credentials (body or Basic header) as the token
- * endpoint does. `token` is required; `token_type_hint` is read but never needed: the token's
+ * endpoint does. `token` is required (checked after client authentication); `token_type_hint` is read but never needed: the token's
  * form tells a refresh token from an access token (RFC 7009 2.1 lets the server search every
  * type it supports).
  */
@@ -24,6 +24,5 @@ export function parseTokenReference(
   authorization: string | undefined,
 ): TokenReferenceRequest {
   const params = readParameters(body, PARAMETERS);
-  if (!params.token) throw invalidRequest('token is required');
   return { credentials: readClientCredentials(params, authorization), token: params.token };
 }

@@ -16,13 +16,14 @@ export interface OrderRow {
   total_minor: number;
   refunded_minor: number;
   customer_id: number | null;
-  customer_name: string;
-  customer_email: string;
+  /** Null once the person was erased (docs/BEHAVIOUR.md#customer-data-rights); so are the next. */
+  customer_name: string | null;
+  customer_email: string | null;
   customer_phone: string | null;
   shipping_country: string;
   shipping_city: string;
   shipping_district: string | null;
-  shipping_address: string;
+  shipping_address: string | null;
   shipping_postal_code: string | null;
   source: 'api' | 'marketplace';
   marketplace: string | null;

@@ -17,6 +17,8 @@ import { OrderOperationsBackfill1766000000001 } from './1766000000001-order-oper
 import { ProductInventory1767000000000 } from './1767000000000-product-inventory.js';
 import { ProductInventoryIndexes1767000000001 } from './1767000000001-product-inventory-indexes.js';
 import { CustomerRefreshChains1768000000000 } from './1768000000000-customer-refresh-chains.js';
+import { CustomerErasure1769000000000 } from './1769000000000-customer-erasure.js';
+import { CustomerErasureChecks1769000000001 } from './1769000000001-customer-erasure-checks.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -39,4 +41,6 @@ export const MIGRATIONS = [
   ProductInventory1767000000000,
   ProductInventoryIndexes1767000000001,
   CustomerRefreshChains1768000000000,
+  CustomerErasure1769000000000,
+  CustomerErasureChecks1769000000001,
 ];

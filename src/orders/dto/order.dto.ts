@@ -16,8 +16,20 @@ export class OrderCustomerDto {
     example: 17,
   })
   id!: number | null;
-  @ApiProperty({ example: 'Ada Lovelace' }) name!: string;
-  @ApiProperty({ example: 'ada@example.com' }) email!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Null only after the person was erased',
+    example: 'Ada Lovelace',
+  })
+  name!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Null only after the person was erased',
+    example: 'ada@example.com',
+  })
+  email!: string | null;
   @ApiProperty({ type: String, nullable: true, example: '+1 555 0100' }) phone!: string | null;
 }
 
@@ -25,8 +37,21 @@ export class ShippingAddressDto {
   @ApiProperty({ example: 'US' }) country!: string;
   @ApiProperty({ example: 'Springfield' }) city!: string;
   @ApiProperty({ type: String, nullable: true, example: 'Downtown' }) district!: string | null;
-  @ApiProperty({ example: '742 Evergreen Terrace' }) address!: string;
-  @ApiProperty({ type: String, nullable: true, example: '62704' }) postal_code!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Null only after the person was erased',
+    example: '742 Evergreen Terrace',
+  })
+  address!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'After an erasure only its area part is kept (what precedes the first space or hyphen), or null',
+    example: '62704',
+  })
+  postal_code!: string | null;
 }
 
 export class OrderItemDto {
