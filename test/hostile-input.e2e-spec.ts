@@ -1393,6 +1393,29 @@ describe('hostile input (property-based, every route)', () => {
         ),
     },
     {
+      // Only emails of no one in the suite: a valid erasure must not end the suite's customer.
+      name: 'POST /v1/customers/erasures',
+      runs: 80,
+      writes: true,
+      arbitrary: () =>
+        hostileRequest(
+          'POST',
+          fixed('/v1/customers/erasures'),
+          headers(appAuth()),
+          fc.option(
+            jsonBody(
+              mutatedBody(
+                fc.record({
+                  email: fc.constantFrom('nobody@example.com', 'NO.ONE@example.com'),
+                }) as fc.Arbitrary<HostileJson>,
+                [['email']],
+              ),
+            ),
+            { nil: undefined, freq: 20 },
+          ),
+        ),
+    },
+    {
       name: 'POST /v1/customers/token',
       runs: 100,
       writes: true,

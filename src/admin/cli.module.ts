@@ -7,7 +7,12 @@ import { ProductsModule } from '../products/products.module.js';
 import { SeedModule } from '../seed/seed.module.js';
 import { TenantsModule } from '../tenants/tenants.module.js';
 import { APP_SUBCOMMANDS, AppCommandGroup } from './app.commands.js';
-import { CustomerCommand, CustomerVerifyCommand } from './customer.commands.js';
+import {
+  CustomerCommand,
+  CustomerEraseCommand,
+  CustomerExportCommand,
+  CustomerVerifyCommand,
+} from './customer.commands.js';
 import { OrderCommand, OrderSetStatusCommand } from './order.commands.js';
 import { ProductCommand, ProductCreateCommand, ProductImportCommand } from './product.commands.js';
 import { SeedCommand, SeedDemoCommand, SeedOrdersCommand } from './seed.commands.js';
@@ -32,6 +37,8 @@ export class CliModule {
         AppCommandGroup,
         CustomerCommand,
         CustomerVerifyCommand,
+        CustomerExportCommand,
+        CustomerEraseCommand,
         OrderCommand,
         OrderSetStatusCommand,
         ...APP_SUBCOMMANDS,

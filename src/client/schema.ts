@@ -641,6 +641,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/erasures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase a person (GDPR art. 17)
+     * @description In one transaction: the registered customer with that email (any case), if any, loses name, email, phone and password (every session and refresh chain ends, its tickets are gone, the email is free again); every order with that email or of that customer keeps its money, items, statuses and dates but loses `customer.name`, `email`, `phone`, `shipping_address.address`, `district` and the personal part of `postal_code`; the event log, stored idempotent responses and import payloads are redacted alike. Writes one `customer.erased` event; the audit log keeps only the email hash. Send an Idempotency-Key. Needs an app token with `customer:privacy`.
+     */
+    post: operations['CustomersController_erase'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/customers/tickets': {
     parameters: {
       query?: never;
@@ -1287,10 +1307,16 @@ export interface components {
        * @example 17
        */
       id: number | null;
-      /** @example Ada Lovelace */
-      name: string;
-      /** @example ada@example.com */
-      email: string;
+      /**
+       * @description Null only after the person was erased
+       * @example Ada Lovelace
+       */
+      name: string | null;
+      /**
+       * @description Null only after the person was erased
+       * @example ada@example.com
+       */
+      email: string | null;
       /** @example +1 555 0100 */
       phone: string | null;
     };
@@ -1301,9 +1327,15 @@ export interface components {
       city: string;
       /** @example Downtown */
       district: string | null;
-      /** @example 742 Evergreen Terrace */
-      address: string;
-      /** @example 62704 */
+      /**
+       * @description Null only after the person was erased
+       * @example 742 Evergreen Terrace
+       */
+      address: string | null;
+      /**
+       * @description After an erasure only its area part is kept (what precedes the first space or hyphen), or null
+       * @example 62704
+       */
       postal_code: string | null;
     };
     OrderItemDto: {
@@ -1614,6 +1646,7 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'customer.erased'
         | 'product.created'
         | 'product.updated'
         | 'product.inventory_changed'
@@ -1649,6 +1682,7 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'customer.erased'
         | 'product.created'
         | 'product.updated'
         | 'product.inventory_changed'
@@ -1702,6 +1736,7 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'customer.erased'
         | 'product.created'
         | 'product.updated'
         | 'product.inventory_changed'
@@ -1753,6 +1788,7 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'customer.erased'
         | 'product.created'
         | 'product.updated'
         | 'product.inventory_changed'
@@ -1795,6 +1831,7 @@ export interface components {
         | 'refund.created'
         | 'marketplace_import.failed'
         | 'customer.created'
+        | 'customer.erased'
         | 'product.created'
         | 'product.updated'
         | 'product.inventory_changed'
@@ -2041,6 +2078,30 @@ export interface components {
        * @example 2026-11-27T16:00:00.000Z
        */
       generated_at: string;
+    };
+    ErasureRequestDto: {
+      /**
+       * Format: email
+       * @example ada@example.com
+       */
+      email: string;
+    };
+    ErasureDto: {
+      /**
+       * @description HMAC-SHA-256 (hex) under the server pepper of the tenant and the lower-case email: all the audit log keeps of the request; the same email gives the same hash
+       * @example 9f2c…
+       */
+      email_hash: string;
+      /**
+       * @description The erased registered customer, or null when the email had none
+       * @example 17
+       */
+      customer_id: number | null;
+      /**
+       * @description Orders whose person was removed by this request
+       * @example 3
+       */
+      orders_redacted: number;
     };
     CreateTicketDto: {
       /**
@@ -2348,6 +2409,29 @@ export interface components {
       /** @description The new customer */
       data: components['schemas']['CustomerCreatedData'];
     };
+    ErasedCustomerDto: {
+      /** @description The erased customer, or null when the email had no account */
+      id: number | null;
+    };
+    CustomerErasedData: {
+      object: components['schemas']['ErasedCustomerDto'];
+    };
+    CustomerErasedEvent: {
+      /** @example evt_3f1c9a0b7d2e4c5f8a6b1c2d3e4f5a6b */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'customer.erased';
+      /**
+       * Format: date-time
+       * @example 2026-11-23T10:15:00.000Z
+       */
+      created_at: string;
+      /** @description A person was erased (docs/BEHAVIOUR.md#customer-data-rights): the customer id only; erase your copies of the customer and of their orders, which were redacted (their `updated_at` moved) */
+      data: components['schemas']['CustomerErasedData'];
+    };
     ProductEventData: {
       object: components['schemas']['ProductDto'];
     };
@@ -2590,6 +2674,7 @@ export interface components {
       | components['schemas']['RefundCreatedEvent']
       | components['schemas']['MarketplaceImportFailedEvent']
       | components['schemas']['CustomerCreatedEvent']
+      | components['schemas']['CustomerErasedEvent']
       | components['schemas']['ProductCreatedEvent']
       | components['schemas']['ProductUpdatedEvent']
       | components['schemas']['ProductInventoryChangedEvent']
@@ -5135,7 +5220,7 @@ export interface operations {
         /** @description A `next_cursor` from an earlier page: the feed continues just after it. Without it: from the oldest retained event. */
         after?: string;
         limit?: number;
-        /** @description Comma-separated event types to keep (order.created, order.status_changed, order.updated, fulfillment.created, fulfillment.updated, refund.created, marketplace_import.failed, customer.created, product.created, product.updated, product.inventory_changed, app.secret_rotated, app.scopes_changed, app.deactivated, app.activated, token.revoked, endpoint.disabled); a cursor is a place in the whole feed, so the filter may change between pages */
+        /** @description Comma-separated event types to keep (order.created, order.status_changed, order.updated, fulfillment.created, fulfillment.updated, refund.created, marketplace_import.failed, customer.created, customer.erased, product.created, product.updated, product.inventory_changed, app.secret_rotated, app.scopes_changed, app.deactivated, app.activated, token.revoked, endpoint.disabled); a cursor is a place in the whole feed, so the filter may change between pages */
         types?: string;
       };
       header?: never;
@@ -6249,6 +6334,115 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  CustomersController_erase: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1–255 printable ASCII characters (or the structured-field quoted form). A retry with the same key and body replays the stored response with `Idempotent-Replayed: true`; keys live 24 h per (app, method, route). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ErasureRequestDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErasureDto'];
+        };
+      };
+      /** @description `validation_failed`: email missing or malformed, or a malformed Idempotency-Key; `invalid_request`: malformed JSON body or URL */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `unauthenticated`: token missing, invalid, expired or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `scope_denied`: needs an app token with `customer:privacy` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description `idempotency_key_in_use`: the first request with this key is still running */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description `idempotency_key_reused`: the key was used with another body */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description `rate_limited`: too many requests with this token, or on list and feed routes too many requests of the app or tenant in progress (`Retry-After`, `RateLimit` headers) */
       429: {
         headers: {

@@ -25,21 +25,24 @@ export class CustomerData {
    * order of the person can be long).
    */
   export(ctx: AppContext, email: string): Promise<DataExportDto> {
-    return this.expensive.run(ctx, async () => {
-      const tenant = this.transactions.db.tenant(ctx.tenantId);
-      const customer = await this.customers.byEmail(tenant, email);
-      const orders = await this.data.ordersOf(tenant, email, customer?.id ?? null);
-      return {
-        email,
-        customer: customer ? toCustomerDto(customer) : null,
-        orders: orders.map((row) =>
-          Object.assign(toOrderDto(row, row.items ?? []), {
-            fulfillments: row.fulfillments.map(toFulfillmentDto),
-            refunds: row.refunds.map(toRefundDto),
-          }),
-        ),
-        generated_at: new Date().toISOString(),
-      };
-    });
+    return this.expensive.run(ctx, () => this.exportOf(ctx.tenantId, email));
+  }
+
+  /** The same, for support staff (CLI `customer export`): a request that came by mail or phone. */
+  async exportOf(tenantId: number, email: string): Promise<DataExportDto> {
+    const tenant = this.transactions.db.tenant(tenantId);
+    const customer = await this.customers.byEmail(tenant, email);
+    const orders = await this.data.ordersOf(tenant, email, customer?.id ?? null);
+    return {
+      email,
+      customer: customer ? toCustomerDto(customer) : null,
+      orders: orders.map((row) =>
+        Object.assign(toOrderDto(row, row.items ?? []), {
+          fulfillments: row.fulfillments.map(toFulfillmentDto),
+          refunds: row.refunds.map(toRefundDto),
+        }),
+      ),
+      generated_at: new Date().toISOString(),
+    };
   }
 }

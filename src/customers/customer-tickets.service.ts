@@ -99,7 +99,10 @@ export class CustomerTickets {
       return this.customers.byId(tenant, customerId);
     });
     if (!customer) throw invalidTicket();
-    await this.limiter.clear(this.failuresPerEmail, emailKey(ctx.tenantId, customer.email_key));
+    await this.limiter.clear(
+      this.failuresPerEmail,
+      emailKey(this.secrets.pepper, ctx.tenantId, customer.email_key),
+    );
     return toCustomerDto(customer);
   }
 

@@ -31,7 +31,11 @@ import { OrderOperationsService } from '../orders/operations/order-operations.se
 import { OrderListService } from '../orders/order-list.service.js';
 import { ApiConditionalRead } from '../orders/orders.controller.js';
 import { OrdersService } from '../orders/orders.service.js';
+import { appActor } from '../audit/actor.js';
+import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CustomerData } from './customer-data.service.js';
+import { CustomerErasure } from './customer-erasure.service.js';
+import { ErasureDto, ErasureRequestDto } from './dto/erasure.dto.js';
 import { CustomerRefresh } from './customer-refresh.service.js';
 import { DataExportDto, DataExportRequestDto } from './dto/data-export.dto.js';
 import { CustomerTickets } from './customer-tickets.service.js';
@@ -73,6 +77,7 @@ export class CustomersController {
     private readonly operations: OrderOperationsService,
     private readonly refresh: CustomerRefresh,
     private readonly data: CustomerData,
+    private readonly erasure: CustomerErasure,
   ) {}
 
   @Post('register')
@@ -171,6 +176,30 @@ export class CustomersController {
     @Body(validated) dto: DataExportRequestDto,
   ): Promise<DataExportDto> {
     return this.data.export(ctx, dto.email);
+  }
+
+  @Post('erasures')
+  @Authenticated(appScope('customer:privacy'))
+  @Idempotent<ErasureDto>({ status: 200 })
+  @ApiOperation({
+    summary: 'Erase a person (GDPR art. 17)',
+    description:
+      'In one transaction: the registered customer with that email (any case), if any, loses ' +
+      'name, email, phone and password (every session and refresh chain ends, its tickets are ' +
+      'gone, the email is free again); every order with that email or of that customer keeps ' +
+      'its money, items, statuses and dates but loses `customer.name`, `email`, `phone`, ' +
+      '`shipping_address.address`, `district` and the personal part of `postal_code`; the event ' +
+      'log, stored idempotent responses and import payloads are redacted alike. Writes one ' +
+      '`customer.erased` event; the audit log keeps only the email hash. Send an ' +
+      'Idempotency-Key. Needs an app token with `customer:privacy`.',
+  })
+  @ApiOkResponse({ type: ErasureDto })
+  @ApiErrors({
+    ...IDEMPOTENCY_ERRORS,
+    validation_failed: 'email missing or malformed, or a malformed Idempotency-Key',
+  })
+  erase(@AppCtx() ctx: AppContext, @Body(validated) dto: ErasureRequestDto): Promise<ErasureDto> {
+    return this.erasure.erase(appActor(ctx.clientId), ctx.tenantId, dto.email);
   }
 
   @Post('tickets')

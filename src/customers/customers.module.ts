@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TokensModule } from '../auth/tokens.module.js';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { CustomerData } from './customer-data.service.js';
 import { CustomerDataRepository } from './customer-data.repository.js';
+import { CustomerErasureRepository } from './customer-erasure.repository.js';
+import { CustomerErasure } from './customer-erasure.service.js';
 import { CustomerRefresh } from './customer-refresh.service.js';
 import { CustomerTicketsRepository } from './customer-tickets.repository.js';
 import { CustomerTickets } from './customer-tickets.service.js';
@@ -15,7 +18,7 @@ import { Argon2PasswordHasher, PasswordHasher } from './password-hasher.js';
 import { PasswordWork } from './password-work.service.js';
 
 @Module({
-  imports: [OrdersModule, TokensModule, OutboxModule],
+  imports: [OrdersModule, TokensModule, OutboxModule, IdempotencyModule],
   controllers: [CustomersController],
   providers: [
     CustomersService,
@@ -24,11 +27,13 @@ import { PasswordWork } from './password-work.service.js';
     CustomerRefresh,
     CustomerData,
     CustomerDataRepository,
+    CustomerErasure,
+    CustomerErasureRepository,
     CustomerTickets,
     CustomerTicketsRepository,
     CustomerVerification,
     { provide: PasswordHasher, useClass: Argon2PasswordHasher },
   ],
-  exports: [CustomerVerification, CustomersRepository],
+  exports: [CustomerVerification, CustomersRepository, CustomerData, CustomerErasure],
 })
 export class CustomersModule {}

@@ -57,7 +57,7 @@ export class CustomersRepository {
 
   byId(db: TenantSql, id: number): Promise<CustomerRow | undefined> {
     return db.first<CustomerRow>(
-      `SELECT ${COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2 AND erased_at IS NULL`,
       [id],
     );
   }
@@ -96,7 +96,8 @@ export class CustomersRepository {
       `INSERT INTO customer_sessions (id, tenant_id, customer_id, app_id, scopes, expires_at, chain_id)
        SELECT $2, c.tenant_id, c.id, $4, $5, now() + make_interval(secs => $6), $8
        FROM customers c
-       WHERE c.tenant_id = $1 AND c.id = $3 AND ($7::text IS NULL OR c.password_hash = $7)
+       WHERE c.tenant_id = $1 AND c.id = $3 AND c.erased_at IS NULL
+         AND ($7::text IS NULL OR c.password_hash = $7)
        FOR SHARE OF c`,
       [s.id, s.customerId, s.appId, s.scopes, s.ttlSeconds, s.passwordHash, s.chainId],
     );

@@ -5,6 +5,7 @@ import { AppError } from '../common/errors/app-error.js';
 import { ExactRateLimiter } from '../rate-limit/exact-rate-limiter.service.js';
 import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
 import { Transactions } from '../database/transactions.js';
+import { ServerSecrets } from '../config/server-secrets.js';
 import { AppConfig } from '../config/app-config.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { toCustomerDto } from './customer.mapper.js';
@@ -40,6 +41,7 @@ export class CustomersService implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly events: OutboxRepository,
     private readonly refresh: CustomerRefresh,
+    private readonly secrets: ServerSecrets,
   ) {
     const limits = loginLimits(config);
     this.failuresPerEmail = limits.failuresPerEmail;
@@ -100,7 +102,7 @@ export class CustomersService implements OnModuleInit {
       dto.email,
     );
     const reservations: Reservation[] = [
-      [this.failuresPerEmail, emailKey(ctx.tenantId, lookup.emailKey)],
+      [this.failuresPerEmail, emailKey(this.secrets.pepper, ctx.tenantId, lookup.emailKey)],
     ];
     if (customerIp !== undefined) {
       reservations.push([this.failuresPerCustomerIp, `${ctx.tenantId}:${customerIp}`]);
@@ -146,7 +148,7 @@ export class CustomersService implements OnModuleInit {
     );
     if (!customer) throw new AppError('not_found', 'customer not found');
     const reservation: Reservation[] = [
-      [this.failuresPerEmail, emailKey(ctx.tenantId, customer.email_key)],
+      [this.failuresPerEmail, emailKey(this.secrets.pepper, ctx.tenantId, customer.email_key)],
     ];
     await this.reserveAll(reservation);
     let valid: boolean;

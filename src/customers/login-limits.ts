@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { RateLimitRule } from '../rate-limit/rate-limit-rule.js';
 import type { AppConfig } from '../config/app-config.js';
 
@@ -32,8 +33,13 @@ export function loginLimits(config: AppConfig): {
 /**
  * The failed-login key of an email, from its key as PostgreSQL lowers it (`email_key`,
  * `lookupForLogin`): JavaScript's toLowerCase differs for some letters under a non-C
- * collation, and a second spelling must not get attempts of its own.
+ * collation, and a second spelling must not get attempts of its own. Counters are rows of
+ * `rate_limits`: the email is kept there only as an HMAC under the pepper, never in clear
+ * (docs/SECURITY.md#personal-data).
  */
-export function emailKey(tenantId: number, databaseLowered: string): string {
-  return `${tenantId}:${databaseLowered}`;
+export function emailKey(pepper: Buffer, tenantId: number, databaseLowered: string): string {
+  const hash = createHmac('sha256', pepper)
+    .update(`login-email:${databaseLowered}`, 'utf8')
+    .digest('base64url');
+  return `${tenantId}:${hash}`;
 }

@@ -58,6 +58,19 @@ class CustomerCreatedData {
   @ApiProperty({ type: CustomerDto }) object!: CustomerDto;
 }
 
+class ErasedCustomerDto {
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The erased customer, or null when the email had no account',
+  })
+  id!: number | null;
+}
+
+class CustomerErasedData {
+  @ApiProperty({ type: ErasedCustomerDto }) object!: ErasedCustomerDto;
+}
+
 class ProductEventData {
   @ApiProperty({ type: ProductDto }) object!: ProductDto;
 }
@@ -168,6 +181,11 @@ export const EVENT_SCHEMAS: Record<EventType, Type> = {
     'The import status document, failed for good',
   ),
   'customer.created': eventSchema('customer.created', CustomerCreatedData, 'The new customer'),
+  'customer.erased': eventSchema(
+    'customer.erased',
+    CustomerErasedData,
+    'A person was erased (docs/BEHAVIOUR.md#customer-data-rights): the customer id only; erase your copies of the customer and of their orders, which were redacted (their `updated_at` moved)',
+  ),
   'product.created': eventSchema(
     'product.created',
     ProductEventData,

@@ -99,6 +99,8 @@ export class OrderWriter {
       throw error;
     }
     if (!written) throw new Error(`tenant ${db.tenantId} does not exist`);
+    // Not (or no longer) a customer: the statement linked no one; the unit of work rolls back.
+    if (link.kind === 'id' && written.order.customer_id === null) throw unknownCustomer(link.id);
     const order = toOrderDto(written.order, written.items);
     await this.events.append(db, [
       { type: 'order.created', orderId: order.id, data: { object: order } },

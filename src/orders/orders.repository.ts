@@ -161,9 +161,12 @@ export class OrdersRepository {
     const rows = await db.rows<{ order: Record<string, unknown>; items: ItemRow[] }>(
       `WITH linked AS (
          SELECT CASE $2::text
-           WHEN 'id' THEN $3::bigint
+           -- An erased customer is no one's to link: null here, 422 unknown_customer.
+           WHEN 'id' THEN (SELECT id FROM customers
+                           WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL)
            WHEN 'id-or-email' THEN COALESCE(
-             (SELECT id FROM customers WHERE tenant_id = $1 AND id = $3::bigint),
+             (SELECT id FROM customers
+              WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL),
              (SELECT id FROM customers
               WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified))
            ELSE (SELECT id FROM customers

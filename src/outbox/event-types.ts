@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'refund.created',
   'marketplace_import.failed',
   'customer.created',
+  'customer.erased',
   'product.created',
   'product.updated',
   'product.inventory_changed',

@@ -17,6 +17,14 @@ export const ENTITLING_SCOPES: Record<EventType, readonly Scope[]> = {
   'refund.created': ['orders:read', 'events:read'],
   'marketplace_import.failed': ['marketplace:import', 'events:read'],
   'customer.created': ['customer:auth', 'customer:manage', 'events:read'],
+  // Whoever may hold a copy of the person (their account, or their orders) learns to erase it.
+  'customer.erased': [
+    'customer:auth',
+    'customer:manage',
+    'customer:privacy',
+    'orders:read',
+    'events:read',
+  ],
   'product.created': ['products:read', 'events:read'],
   'product.updated': ['products:read', 'events:read'],
   'product.inventory_changed': ['products:read', 'events:read'],

@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import type { TenantSql } from '../database/sql/tenant-sql.js';
+import { postalAreaSql, redactedEventDataSql, redactedOrderSql } from './personal-data.sql.js';
+
+/**
+ * The statements of an erasure (docs/BEHAVIOUR.md#customer-data-rights), each in the caller's
+ * unit of work, on the tenant path ($1 is the tenant). docs/SECURITY.md#personal-data lists
+ * every place they cover.
+ */
+@Injectable()
+export class CustomerErasureRepository {
+  /** The registered, not yet erased customer with this email (any case), locked for the change. */
+  async lockByEmail(db: TenantSql, email: string): Promise<number | undefined> {
+    const row = await db.first<{ id: number }>(
+      `SELECT id FROM customers
+       WHERE tenant_id = $1 AND lower(email) = lower($2) AND erased_at IS NULL
+       FOR UPDATE`,
+      [email],
+    );
+    return row?.id;
+  }
+
+  /** The customer keeps its id and nothing that names the person; its tickets are gone. */
+  async eraseCustomer(db: TenantSql, id: number): Promise<void> {
+    await db.rows(
+      `UPDATE customers SET name = NULL, email = NULL, phone = NULL, password_hash = NULL,
+         email_verified = false, erased_at = now(), updated_at = now()
+       WHERE tenant_id = $1 AND id = $2`,
+      [id],
+    );
+    await db.rows('DELETE FROM customer_tickets WHERE tenant_id = $1 AND customer_id = $2', [id]);
+  }
+
+  /**
+   * Every order with this email (any case) or of this customer loses the person's fields; its
+   * version moves (caches and `If-Match` see the change) and so does `updated_at` (a sync by
+   * `updated_after` fetches the redacted order). Locked in id order, as concurrent erasures of
+   * one order's email and customer then wait for each other instead of deadlocking.
+   */
+  async redactOrders(db: TenantSql, email: string, customerId: number | null): Promise<number[]> {
+    const rows = await db.rows<{ id: number }>(
+      `WITH target AS (
+         SELECT id FROM orders
+         WHERE tenant_id = $1 AND erased_at IS NULL
+           AND (lower(customer_email) = lower($2) OR customer_id = $3)
+         ORDER BY id
+         FOR UPDATE)
+       UPDATE orders o SET customer_name = NULL, customer_email = NULL, customer_phone = NULL,
+         shipping_address = NULL, shipping_district = NULL,
+         shipping_postal_code = ${postalAreaSql('o.shipping_postal_code')},
+         erased_at = now(), version = o.version + 1, updated_at = now()
+       FROM target
+       WHERE o.tenant_id = $1 AND o.id = target.id
+       RETURNING o.id`,
+      [email, customerId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The event log's copies: the orders' events, and the customer's `customer.created`. */
+  async redactEvents(db: TenantSql, orderIds: number[], customerId: number | null): Promise<void> {
+    await db.rows(
+      `UPDATE events SET data = ${redactedEventDataSql('data', `type = 'customer.created'`)}
+       WHERE tenant_id = $1
+         AND (order_id = ANY($2::bigint[])
+           OR (type = 'customer.created' AND data->'object'->>'id' = $3::text))`,
+      [orderIds, customerId],
+    );
+  }
+
+  /** Stored idempotent responses that are, or carry, one of these orders (an Order's copy). */
+  async redactIdempotentResponses(db: TenantSql, orderIds: number[]): Promise<void> {
+    if (orderIds.length === 0) return;
+    await db.rows(
+      `UPDATE idempotency_keys SET response_body = ${redactedOrderSql('response_body')}
+       WHERE tenant_id = $1 AND response_body->>'id' = ANY($2::text[])
+         AND response_body ? 'shipping_address'`,
+      [orderIds.map(String)],
+    );
+  }
+
+  /** Marketplace import payloads of these orders, or with this email (imports that failed). */
+  async redactImports(db: TenantSql, email: string, orderIds: number[]): Promise<void> {
+    await db.rows(
+      `UPDATE marketplace_imports SET payload = ${redactedOrderSql('payload')}, updated_at = now()
+       WHERE tenant_id = $1
+         AND (order_id = ANY($2::bigint[]) OR lower(payload->'customer'->>'email') = lower($3))`,
+      [orderIds, email],
+    );
+  }
+}
