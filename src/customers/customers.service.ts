@@ -168,24 +168,24 @@ export class CustomersService implements OnModuleInit {
     await this.transactions.run(async (db) => {
       const tenant = db.tenant(ctx.tenantId);
       // Locks in the order of every path that ends sessions: the customer (the hash), its
-      // chains, its sessions; this session last.
+      // chains, its sessions; this session last. A reset, logout-all or revocation may have
+      // ended this session while the passwords were hashed: then nothing changes (401, the
+      // unit of work rolls back).
       const changed = await this.customers.replacePasswordHash(
         tenant,
         customer.id,
         customer.password_hash,
         passwordHash,
       );
-      if (!changed) {
-        throw new AppError('validation_failed', 'current_password is not the current password', {
-          details: [{ field: 'current_password', message: 'is not the current password' }],
-        });
-      }
-      await this.sessions.endAll(db, ctx.tenantId, customer.id, ctx.tokenId);
-      // A reset, logout-all or revocation may have ended this session while the passwords were
-      // hashed: then nothing changes (the unit of work rolls back).
+      if (changed) await this.sessions.endAll(db, ctx.tenantId, customer.id, ctx.tokenId);
       if (!(await this.customers.sessionIsLive(tenant, ctx.tokenId))) {
         throw new AppError('unauthenticated', 'The session has ended', {
           headers: { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' },
+        });
+      }
+      if (!changed) {
+        throw new AppError('validation_failed', 'current_password is not the current password', {
+          details: [{ field: 'current_password', message: 'is not the current password' }],
         });
       }
     });

@@ -20,7 +20,6 @@ import {
   type OrderWithItemsRow,
   OrdersRepository,
   type SavedChange,
-  type WrittenOrder,
 } from './orders.repository.js';
 
 /** Who changes an order, and on what condition (`If-Match`). */
@@ -59,9 +58,6 @@ export interface ChangedOrder<R = undefined> {
   record: R;
 }
 
-/** PostgreSQL's name for the orders → customers foreign key. */
-const CUSTOMER_FOREIGN_KEY = 'orders_tenant_id_customer_id_fkey';
-
 /**
  * The one place orders are written one by one (API create, marketplace import; `seed orders`
  * writes its generated batches, without events, through SeedOrdersRepository). In the
@@ -86,18 +82,7 @@ export class OrderWriter {
     more?: (order: OrderDto) => NewEvent[],
   ): Promise<OrderDto> {
     const { link } = draft;
-    let written: WrittenOrder | undefined;
-    try {
-      written = await this.orders.insert(db, draft);
-    } catch (error) {
-      if (
-        link.kind === 'id' &&
-        (error as { constraint?: string }).constraint === CUSTOMER_FOREIGN_KEY
-      ) {
-        throw unknownCustomer(link.id);
-      }
-      throw error;
-    }
+    const written = await this.orders.insert(db, draft);
     if (!written) throw new Error(`tenant ${db.tenantId} does not exist`);
     // Not (or no longer) a customer: the statement linked no one; the unit of work rolls back.
     if (link.kind === 'id' && written.order.customer_id === null) throw unknownCustomer(link.id);
