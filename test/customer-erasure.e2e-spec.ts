@@ -68,6 +68,7 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
   const before = new Map<number, Json>();
   let erasure: { status: number; body: Json };
   const linkedKey = `create-${randomBytes(4).toString('hex')}`;
+  const heldImport = `HELD-${randomBytes(4).toString('hex')}`;
 
   const auth = (token = shop.token) => ({ authorization: `Bearer ${token}` });
   const orderBody = (who: Person, extra: Json = {}, email = who.email) => ({
@@ -87,6 +88,12 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
   const ok = (res: { status: number; text: string }, status: number) => {
     if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${res.text}`);
   };
+  const importOf = async (id: string) =>
+    (await t.http.get(`/v1/marketplace/orders/import/trendyol/${id}`).set(auth())).body as {
+      status: string;
+      attempts: number;
+      order_id: number | null;
+    };
   const post = (path: string, body: object, token = shop.token) =>
     t.http.post(path).set(auth(token)).send(body);
 
@@ -99,10 +106,24 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
         WEBHOOK_ALLOW_HTTP: 'true',
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_DISPATCH_INTERVAL_MS: '50',
+        IMPORT_RETRY_LIMIT: '8',
+        IMPORT_RETRY_DELAY_SECONDS: '1',
       },
       [],
       logs.destination,
     );
+    // Imports named in held_imports are refused by the database while they are named there.
+    await t.dataSource.query(`CREATE TABLE held_imports (external_order_id text PRIMARY KEY)`);
+    await t.dataSource.query(`
+      CREATE FUNCTION refuse_held_if_named() RETURNS trigger AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM held_imports h WHERE h.external_order_id = NEW.external_order_id)
+        THEN RAISE EXCEPTION 'held by the test'; END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql`);
+    await t.dataSource.query(`
+      CREATE TRIGGER refuse_held BEFORE INSERT ON orders FOR EACH ROW
+      WHEN (NEW.external_order_id IS NOT NULL) EXECUTE FUNCTION refuse_held_if_named()`);
     shop = await newShop(t);
     elsewhere = await newShop(t);
 
@@ -166,6 +187,20 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
       mine.imported = status.body.order_id as number;
       return status.body.status === 'imported';
     });
+
+    // One more import of the person, refused by the database for now: when the erasure comes
+    // it has no order yet and waits for its retry.
+    await t.dataSource.query('INSERT INTO held_imports VALUES ($1)', [heldImport]);
+    ok(
+      await post('/v1/marketplace/orders/import', {
+        marketplace: 'trendyol',
+        external_order_id: heldImport,
+        ...orderBody(p),
+        items: [{ sku: 'ERASE-1', name: 'Thing', quantity: 1, unit_price: 5, total: 5 }],
+      }),
+      202,
+    );
+    await within(5_000, async () => (await importOf(heldImport)).attempts >= 1);
 
     // Money moves on the linked order: paid, then a refund (its event carries the order).
     ok(await post(`/v1/orders/${mine.linked}/status`, { status: 'paid' }), 200);
@@ -257,6 +292,63 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
     expect([reset.status, reset.body.error]).toEqual([400, 'invalid_ticket']);
     const exported = await post('/v1/customers/data-exports', { email: p.email });
     expect(exported.body).toMatchObject({ customer: null, orders: [] });
+  });
+
+  it('an import queued before the erasure becomes an order without the person', async () => {
+    expect((await importOf(heldImport)).order_id).toBeNull();
+    await t.dataSource.query('DELETE FROM held_imports');
+    await within(30_000, async () => (await importOf(heldImport)).status === 'imported');
+    const order = await getOrder((await importOf(heldImport)).order_id!);
+    expect(order.items).toHaveLength(1);
+    expect(order).toMatchObject({
+      customer: { id: null, name: null, email: null, phone: null },
+      shipping_address: { country: 'GB', city: 'London', address: null, postal_code: 'SW1A' },
+    });
+  });
+
+  it('an order can no longer be linked to the erased customer', async () => {
+    const res = await post('/v1/orders', orderBody(bystander, { id: customerId }));
+    expect([res.status, res.body.error]).toEqual([422, 'unknown_customer']);
+  });
+
+  it('an order racing the erasure of its customer waits for it, then links no one (422)', async () => {
+    const racer = person('r');
+    const registered = await post('/v1/customers/register', {
+      name: racer.name,
+      email: racer.email,
+      password: PASSWORD,
+    });
+    const racerId = registered.body.id as number;
+    // The erasure's hold on the customer, and its change, played by hand around the request.
+    const erasing = t.dataSource.createQueryRunner();
+    await erasing.connect();
+    await erasing.startTransaction();
+    try {
+      await erasing.query('SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [
+        shop.tenantId,
+        racerId,
+      ]);
+      const order = post('/v1/orders', orderBody(racer, { id: racerId })).then((r) => r);
+      await within(5_000, async () => {
+        const [{ waiting }] = await t.dataSource.query<Array<{ waiting: number }>>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND query ILIKE '%insert into orders%'
+             AND datname = current_database()`,
+        );
+        return waiting > 0;
+      });
+      await erasing.query(
+        `UPDATE customers SET name = NULL, email = NULL, phone = NULL, password_hash = NULL,
+           erased_at = now() WHERE tenant_id = $1 AND id = $2`,
+        [shop.tenantId, racerId],
+      );
+      await erasing.commitTransaction();
+      const res = await order;
+      expect([res.status, res.body.error]).toEqual([422, 'unknown_customer']);
+    } finally {
+      if (erasing.isTransactionActive) await erasing.rollbackTransaction();
+      await erasing.release();
+    }
   });
 
   it('a replay of the idempotent create answers the redacted order', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Maintenance } from '../src/maintenance/maintenance.service.js';
 import { Db } from '../src/database/sql/db.js';
+import { legacyRequestHash } from '../src/idempotency/canonical-json.js';
 import { IdempotencyRepository } from '../src/idempotency/idempotency.repository.js';
 import { newApp, newProduct, newTenant, tokenFor, type TestClient } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
@@ -54,6 +55,26 @@ describe('Idempotency-Key on POST /v1/orders', () => {
     expect(again.headers.location).toBe(first.headers.location);
     expect(again.body).toEqual(first.body);
     expect(await orderCount()).toBe(before);
+  });
+
+  it('stores a keyed hash of the body; a key stored as plain SHA-256 (before 0.2) still replays', async () => {
+    const first = await post('legacy-1');
+    const [row] = await t.dataSource.query<Array<{ request_hash: Buffer }>>(
+      "SELECT request_hash FROM idempotency_keys WHERE key = 'legacy-1'",
+    );
+    expect(row.request_hash.equals(legacyRequestHash(body()))).toBe(false);
+    await t.dataSource.query(
+      "UPDATE idempotency_keys SET request_hash = $1 WHERE key = 'legacy-1'",
+      [legacyRequestHash(body())],
+    );
+    const again = await post('legacy-1');
+    expect([again.status, again.headers['idempotent-replayed'], again.body]).toEqual([
+      201,
+      'true',
+      first.body,
+    ]);
+    const other = await post('legacy-1', body(2));
+    expect([other.status, other.body.error]).toEqual([422, 'idempotency_key_reused']);
   });
 
   it.each(['/v1/%6Frders', '/v1/orders/', '/v1/ord%65rs'])(

@@ -41,6 +41,7 @@ const LATER_THAN_ORDER_OPERATIONS = [
   'CustomerRefreshChains1768000000000',
   'CustomerErasure1769000000000',
   'CustomerErasureChecks1769000000001',
+  'ErasureImportIndexes1769000000002',
 ];
 describe('migrations', () => {
   let dataSource: DataSource;

@@ -4,8 +4,18 @@ import type { DataSource } from 'typeorm';
 import { inspectionDataSource } from './support/inspection-data-source.js';
 import { createTestDatabase } from './support/test-database.js';
 
-/** Column types that can hold free-form text, and so a person's data. */
-const TEXTUAL = ['text', 'character varying', 'character', 'jsonb', 'json', 'ARRAY', 'inet'];
+/** Column types that can hold free-form text or bytes (hashes, ciphertext), and so a person's data. */
+const TEXTUAL = [
+  'text',
+  'character varying',
+  'character',
+  'jsonb',
+  'json',
+  'ARRAY',
+  'inet',
+  'bytea',
+  'USER-DEFINED',
+];
 
 /**
  * The personal-data inventory of docs/SECURITY.md#personal-data against the schema: every table

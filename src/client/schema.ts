@@ -1333,7 +1333,7 @@ export interface components {
        */
       address: string | null;
       /**
-       * @description After an erasure only its area part is kept (what precedes the first space or hyphen), or null
+       * @description After an erasure only its area part is kept (2–5 letters or digits before the first space or hyphen), or null
        * @example 62704
        */
       postal_code: string | null;

@@ -9,6 +9,40 @@ import { postalAreaSql, redactedEventDataSql, redactedOrderSql } from './persona
  */
 @Injectable()
 export class CustomerErasureRepository {
+  /**
+   * The imports of this email (any case), locked in id order. First of all: an import being
+   * processed holds its row and then links its order to the customer, so the erasure waits for
+   * it before it takes the customer, and then finds its order.
+   */
+  async lockImports(db: TenantSql, email: string): Promise<void> {
+    await db.rows(
+      `SELECT id FROM marketplace_imports
+       WHERE tenant_id = $1 AND lower(payload->'customer'->>'email') = lower($2)
+       ORDER BY id FOR UPDATE`,
+      [email],
+    );
+  }
+
+  /** The registered, not yet erased customer with this email (any case), not locked. */
+  async customerByEmail(db: TenantSql, email: string): Promise<number | undefined> {
+    const row = await db.first<{ id: number }>(
+      `SELECT id FROM customers
+       WHERE tenant_id = $1 AND lower(email) = lower($2) AND erased_at IS NULL`,
+      [email],
+    );
+    return row?.id;
+  }
+
+  /**
+   * The customer's tickets, before the customer is locked: a reset or verification holds its
+   * ticket, then the customer.
+   */
+  async deleteTickets(db: TenantSql, customerId: number): Promise<void> {
+    await db.rows('DELETE FROM customer_tickets WHERE tenant_id = $1 AND customer_id = $2', [
+      customerId,
+    ]);
+  }
+
   /** The registered, not yet erased customer with this email (any case), locked for the change. */
   async lockByEmail(db: TenantSql, email: string): Promise<number | undefined> {
     const row = await db.first<{ id: number }>(
@@ -20,7 +54,7 @@ export class CustomerErasureRepository {
     return row?.id;
   }
 
-  /** The customer keeps its id and nothing that names the person; its tickets are gone. */
+  /** The customer keeps its id and nothing that names the person. */
   async eraseCustomer(db: TenantSql, id: number): Promise<void> {
     await db.rows(
       `UPDATE customers SET name = NULL, email = NULL, phone = NULL, password_hash = NULL,
@@ -28,7 +62,6 @@ export class CustomerErasureRepository {
        WHERE tenant_id = $1 AND id = $2`,
       [id],
     );
-    await db.rows('DELETE FROM customer_tickets WHERE tenant_id = $1 AND customer_id = $2', [id]);
   }
 
   /**

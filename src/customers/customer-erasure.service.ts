@@ -14,7 +14,6 @@ import { emailHash } from './email-hash.js';
  * work: the customer's account, its sessions, refresh chains and tickets, every order of the
  * person, and every stored copy of them (event payloads, idempotent responses, import payloads;
  * webhook deliveries are built from the events when sent). Money, items, statuses and dates stay.
- * Locks in the order of every path that ends sessions: customer, chains, sessions; then orders.
  */
 @Injectable()
 export class CustomerErasure {
@@ -31,8 +30,15 @@ export class CustomerErasure {
     return this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
       const hash = emailHash(this.secrets.pepper, tenantId, email);
+      // Locks in the order of the paths it meets: imports (then their orders' customer),
+      // tickets (then their customer), the customer, its chains and sessions, its orders.
+      await this.erasure.lockImports(tenant, email);
+      const seen = await this.erasure.customerByEmail(tenant, email);
+      if (seen !== undefined) await this.erasure.deleteTickets(tenant, seen);
       const customerId = (await this.erasure.lockByEmail(tenant, email)) ?? null;
       if (customerId !== null) {
+        // Registered between the two reads: its tickets are deleted under its lock.
+        if (customerId !== seen) await this.erasure.deleteTickets(tenant, customerId);
         await this.sessions.endAll(db, tenantId, customerId);
         await this.erasure.eraseCustomer(tenant, customerId);
       }

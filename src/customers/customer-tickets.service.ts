@@ -46,8 +46,11 @@ export class CustomerTickets {
       const tenant = db.tenant(ctx.tenantId);
       const customer = await this.customers.byEmail(tenant, email);
       if (!customer) throw new AppError('not_found', 'No customer with this email in the tenant');
-      // Concurrent requests for tickets take turns, so exactly one ticket of a type is left.
-      await this.customers.lockForUpdate(tenant, customer.id);
+      // Concurrent requests for tickets take turns, so exactly one ticket of a type is left;
+      // a customer erased meanwhile gets none.
+      if (!(await this.customers.lockForUpdate(tenant, customer.id))) {
+        throw new AppError('not_found', 'No customer with this email in the tenant');
+      }
       const { expires_at } = await this.tickets.replace(tenant, {
         customerId: customer.id,
         type,
@@ -93,7 +96,7 @@ export class CustomerTickets {
       const customerId = await this.tickets.redeem(tenant, 'password_reset', tokenHash);
       if (customerId === undefined) throw invalidTicket();
       // Held until commit: a login or change racing the reset waits, then sees the new hash.
-      await this.customers.lockForUpdate(tenant, customerId);
+      if (!(await this.customers.lockForUpdate(tenant, customerId))) throw invalidTicket();
       await this.customers.setPasswordHash(tenant, customerId, passwordHash);
       await this.sessions.endAll(db, ctx.tenantId, customerId);
       return this.customers.byId(tenant, customerId);

@@ -64,7 +64,8 @@ export class CustomersRepository {
 
   async setPasswordHash(db: TenantSql, id: number, hash: string): Promise<void> {
     await db.count(
-      'UPDATE customers SET password_hash = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2',
+      `UPDATE customers SET password_hash = $3, updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 AND erased_at IS NULL`,
       [id, hash],
     );
   }
@@ -116,10 +117,14 @@ export class CustomersRepository {
     return rows.length > 0;
   }
 
-  /** Locks the customer's row for a change of credentials (reset, change, new ticket). */
+  /**
+   * Locks the customer's row for a change of credentials (reset, change, new ticket); false
+   * when there is no such customer, or it was erased.
+   */
   async lockForUpdate(db: TenantSql, id: number): Promise<boolean> {
     const rows = await db.rows(
-      'SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
+      // An erasure that held the row is seen once it commits: the customer is gone.
+      'SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 AND erased_at IS NULL FOR UPDATE',
       [id],
     );
     return rows.length > 0;
@@ -149,7 +154,7 @@ export class CustomersRepository {
   markVerified(db: TenantSql, id: number): Promise<CustomerRow | undefined> {
     return db.first<CustomerRow>(
       `UPDATE customers SET email_verified = true, updated_at = now()
-       WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+       WHERE tenant_id = $1 AND id = $2 AND erased_at IS NULL RETURNING ${COLUMNS}`,
       [id],
     );
   }

@@ -5,28 +5,31 @@
  */
 
 /**
- * The area part of a postal code, what precedes its first space or hyphen ("SW1A 1AA" → "SW1A",
- * "94105-1234" → "94105"); null when it has none: the whole code may then name a street.
+ * The area part of a postal code: 2–5 letters or digits before its first space or hyphen
+ * ("SW1A 1AA" → "SW1A", "94105-1234" → "94105"); null for anything else, which may name a
+ * street or be no postal code at all.
  */
 export function postalAreaSql(code: string): string {
-  return `substring(${code} from '^([^[:space:]-]{2,})[[:space:]-]')`;
+  return `substring(${code} from '^([A-Za-z0-9]{2,5})[[:space:]-]')`;
 }
 
 /**
- * `doc` with its person removed when it is an order-shaped document (an Order, or a marketplace
- * import payload): `customer.name`, `email` and `phone`, `shipping_address.address` and
- * `district` become null, `postal_code` keeps its area. `customer.id`, `country` and `city`
- * stay. Anything else is returned unchanged.
+ * `doc` with its person removed, for an order-shaped document (an Order, or a marketplace import
+ * payload): `customer.name`, `email` and `phone` become null when it has a `customer` object;
+ * `shipping_address.address` and `district` become null and `postal_code` keeps its area when it
+ * has a `shipping_address` object. `customer.id`, `country` and `city` stay. Anything else is
+ * returned unchanged.
  */
 export function redactedOrderSql(doc: string): string {
-  return `CASE WHEN jsonb_typeof(${doc}->'customer') = 'object'
-      AND jsonb_typeof(${doc}->'shipping_address') = 'object'
-    THEN ${doc} || jsonb_build_object(
-      'customer', (${doc}->'customer') || '{"name": null, "email": null, "phone": null}'::jsonb,
-      'shipping_address', (${doc}->'shipping_address') || jsonb_build_object(
+  return `CASE WHEN jsonb_typeof(${doc}) <> 'object' THEN ${doc} ELSE (${doc})
+    || CASE WHEN jsonb_typeof(${doc}->'customer') = 'object'
+      THEN jsonb_build_object('customer', ${redactedCustomerSql(`${doc}->'customer'`)})
+      ELSE '{}'::jsonb END
+    || CASE WHEN jsonb_typeof(${doc}->'shipping_address') = 'object'
+      THEN jsonb_build_object('shipping_address', (${doc}->'shipping_address') || jsonb_build_object(
         'address', null, 'district', null,
         'postal_code', ${postalAreaSql(`(${doc}->'shipping_address'->>'postal_code')`)}))
-    ELSE ${doc} END`;
+      ELSE '{}'::jsonb END END`;
 }
 
 /** A Customer document with name, email and phone null. */

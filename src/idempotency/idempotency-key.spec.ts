@@ -32,7 +32,18 @@ describe('canonical JSON', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe(
       '{"a":{"c":null,"d":[2,1]},"b":1}',
     );
-    expect(requestHash({ a: 1, b: 2 }).equals(requestHash({ b: 2, a: 1 }))).toBe(true);
-    expect(requestHash({ a: [1, 2] }).equals(requestHash({ a: [2, 1] }))).toBe(false);
+    const pepper = Buffer.alloc(32, 7);
+    expect(requestHash({ a: 1, b: 2 }, pepper).equals(requestHash({ b: 2, a: 1 }, pepper))).toBe(
+      true,
+    );
+    expect(requestHash({ a: [1, 2] }, pepper).equals(requestHash({ a: [2, 1] }, pepper))).toBe(
+      false,
+    );
+    // Keyed: without the pepper, hashing a guessed body finds nothing.
+    expect(
+      requestHash({ email: 'a@b.io' }, pepper).equals(
+        requestHash({ email: 'a@b.io' }, Buffer.alloc(32)),
+      ),
+    ).toBe(false);
   });
 });

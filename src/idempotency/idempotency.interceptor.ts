@@ -12,7 +12,8 @@ import { AppError } from '../common/errors/app-error.js';
 import { HttpAnswer, type HttpResult } from '../common/http/http-result.js';
 import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { requestHash } from './canonical-json.js';
+import { legacyRequestHash, requestHash } from './canonical-json.js';
+import { ServerSecrets } from '../config/server-secrets.js';
 import { parseIdempotencyKey } from './idempotency-key.js';
 import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository.js';
 
@@ -30,8 +31,10 @@ export const IDEMPOTENT_ROUTE = 'storefront:idempotent-route';
 interface IdempotentCall {
   tenantId: number;
   scope: IdempotencyScope;
-  /** SHA-256 of the canonical JSON body. */
+  /** HMAC (under the pepper) of the canonical JSON body. */
   requestHash: Buffer;
+  /** For the legacy hash of a key stored before the HMAC (canonical-json.ts). */
+  body: unknown;
 }
 
 interface IdempotentResult extends HttpResult {
@@ -56,6 +59,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
     private readonly reflector: Reflector,
+    private readonly secrets: ServerSecrets,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -65,7 +69,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
     if (!route) throw new Error('IdempotencyInterceptor on a route without @Idempotent()');
     const http = context.switchToHttp();
-    const call = idempotentCallOf(http.getRequest());
+    const call = idempotentCallOf(http.getRequest(), this.secrets.pepper);
     // next.handle() inside the work, so that the handler runs in the key's unit of work.
     const work = async (): Promise<HttpResult> =>
       resultOf(await lastValueFrom(next.handle()), route);
@@ -85,7 +89,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (!(await this.keys.tryLock(tenant, call.scope))) throw inUse();
         const stored = await this.keys.find(tenant, call.scope);
         if (stored) {
-          if (!stored.requestHash.equals(call.requestHash)) {
+          if (
+            !stored.requestHash.equals(call.requestHash) &&
+            !stored.requestHash.equals(legacyRequestHash(call.body))
+          ) {
             throw new AppError(
               'idempotency_key_reused',
               'This Idempotency-Key was used with a different request body',
@@ -122,6 +129,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
  */
 function idempotentCallOf(
   request: FastifyRequest & { user: RequestContext },
+  pepper: Buffer,
 ): IdempotentCall | undefined {
   const key = parseIdempotencyKey(request.headers['idempotency-key']);
   if (key === undefined) return undefined;
@@ -133,7 +141,8 @@ function idempotentCallOf(
       path: scopePath(request),
       key,
     },
-    requestHash: requestHash(request.body),
+    requestHash: requestHash(request.body, pepper),
+    body: request.body,
   };
 }
 

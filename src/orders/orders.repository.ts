@@ -159,26 +159,33 @@ export class OrdersRepository {
   async insert(db: TenantSql, draft: OrderDraft): Promise<WrittenOrder | undefined> {
     const { link } = draft;
     const rows = await db.rows<{ order: Record<string, unknown>; items: ItemRow[] }>(
+      // Each lookup holds the customer it finds (the foreign key's own lock, taken first): an
+      // erasure holding the row makes it wait, and the row is then read again, so an erased
+      // customer is never linked (by id: null, then 422 unknown_customer). An import queued
+      // before its person was erased carries no person: the order is written erased
+      // (docs/BEHAVIOUR.md#customer-data-rights).
       `WITH linked AS (
          SELECT CASE $2::text
-           -- An erased customer is no one's to link: null here, 422 unknown_customer.
            WHEN 'id' THEN (SELECT id FROM customers
-                           WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL)
+                           WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL
+                           FOR KEY SHARE)
            WHEN 'id-or-email' THEN COALESCE(
              (SELECT id FROM customers
-              WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL),
+              WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL FOR KEY SHARE),
              (SELECT id FROM customers
-              WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified))
+              WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified
+              FOR KEY SHARE))
            ELSE (SELECT id FROM customers
-                 WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified)
+                 WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified
+                 FOR KEY SHARE)
          END AS customer_id),
        o AS (
          INSERT INTO orders (tenant_id, currency, total_minor, customer_id, customer_name,
            customer_email, customer_phone, shipping_country, shipping_city, shipping_district,
            shipping_address, shipping_postal_code, source, marketplace, external_order_id,
-           app_id, status)
+           app_id, status, erased_at)
          SELECT $1, t.currency, $5, linked.customer_id, $6, $7, $8, $9, $10, $11, $12, $13,
-           $14, $15, $16, $17, $18
+           $14, $15, $16, $17, $18, CASE WHEN $7::text IS NULL THEN now() END
          FROM tenants t, linked WHERE t.id = $1
          RETURNING *),
        i AS (

@@ -19,6 +19,7 @@ import { ProductInventoryIndexes1767000000001 } from './1767000000001-product-in
 import { CustomerRefreshChains1768000000000 } from './1768000000000-customer-refresh-chains.js';
 import { CustomerErasure1769000000000 } from './1769000000000-customer-erasure.js';
 import { CustomerErasureChecks1769000000001 } from './1769000000001-customer-erasure-checks.js';
+import { ErasureImportIndexes1769000000002 } from './1769000000002-erasure-import-indexes.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   CustomerRefreshChains1768000000000,
   CustomerErasure1769000000000,
   CustomerErasureChecks1769000000001,
+  ErasureImportIndexes1769000000002,
 ];

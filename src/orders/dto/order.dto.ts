@@ -48,7 +48,7 @@ export class ShippingAddressDto {
     type: String,
     nullable: true,
     description:
-      'After an erasure only its area part is kept (what precedes the first space or hyphen), or null',
+      'After an erasure only its area part is kept (2–5 letters or digits before the first space or hyphen), or null',
     example: '62704',
   })
   postal_code!: string | null;
