@@ -86,6 +86,17 @@ export class OrderWriter {
     if (!written) throw new Error(`tenant ${db.tenantId} does not exist`);
     // Not (or no longer) a customer: the statement linked no one; the unit of work rolls back.
     if (link.kind === 'id' && written.order.customer_id === null) throw unknownCustomer(link.id);
+    const linked = written.order.customer_id;
+    if (linked !== null && !(await this.orders.linkedCustomerIsLive(db, linked))) {
+      // The customer was erased while the statement waited for it: by id, no such customer;
+      // by email, a retry writes the order unlinked.
+      if (link.kind === 'id') throw unknownCustomer(link.id);
+      throw new AppError(
+        'unavailable',
+        'The customer of this order was erased while it was written; retry it',
+        { headers: { 'retry-after': '1' } },
+      );
+    }
     const order = toOrderDto(written.order, written.items);
     await this.events.append(db, [
       { type: 'order.created', orderId: order.id, data: { object: order } },

@@ -159,25 +159,19 @@ export class OrdersRepository {
   async insert(db: TenantSql, draft: OrderDraft): Promise<WrittenOrder | undefined> {
     const { link } = draft;
     const rows = await db.rows<{ order: Record<string, unknown>; items: ItemRow[] }>(
-      // Each lookup holds the customer it finds (the foreign key's own lock, taken first): an
-      // erasure holding the row makes it wait, and the row is then read again, so an erased
-      // customer is never linked (by id: null, then 422 unknown_customer). An import queued
-      // before its person was erased carries no person: the order is written erased
-      // (docs/BEHAVIOUR.md#customer-data-rights).
+      // An import queued before its person was erased carries no person: the order is written
+      // erased (docs/BEHAVIOUR.md#customer-data-rights).
       `WITH linked AS (
          SELECT CASE $2::text
            WHEN 'id' THEN (SELECT id FROM customers
-                           WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL
-                           FOR KEY SHARE)
+                           WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL)
            WHEN 'id-or-email' THEN COALESCE(
              (SELECT id FROM customers
-              WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL FOR KEY SHARE),
+              WHERE tenant_id = $1 AND id = $3::bigint AND erased_at IS NULL),
              (SELECT id FROM customers
-              WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified
-              FOR KEY SHARE))
+              WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified))
            ELSE (SELECT id FROM customers
-                 WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified
-                 FOR KEY SHARE)
+                 WHERE tenant_id = $1 AND lower(email) = lower($4) AND email_verified)
          END AS customer_id),
        o AS (
          INSERT INTO orders (tenant_id, currency, total_minor, customer_id, customer_name,
@@ -232,6 +226,19 @@ export class OrdersRepository {
     );
     const row = rows[0];
     return row && { order: fromJson(row.order), items: row.items };
+  }
+
+  /**
+   * Whether the customer an order was just linked to is still one, read after the insert: the
+   * insert's foreign-key check held the row (waiting for an erasure that had it), so this
+   * statement sees any erasure that committed meanwhile, and none can start until commit.
+   */
+  async linkedCustomerIsLive(db: TenantSql, customerId: number): Promise<boolean> {
+    const rows = await db.rows(
+      'SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 AND erased_at IS NULL',
+      [customerId],
+    );
+    return rows.length > 0;
   }
 
   /**
