@@ -24,7 +24,6 @@ const KNOWN_BREAKS = [
   'apps: unique apps_client_id_key (client_id) lacks tenant_id',
   'audit_log: primary key (id) lacks tenant_id',
   'customer_sessions: primary key (id) lacks tenant_id',
-  'customer_tickets: unique customer_tickets_token_hash_key (token_hash) lacks tenant_id',
 ];
 
 /**

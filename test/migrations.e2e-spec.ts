@@ -42,6 +42,7 @@ const LATER_THAN_ORDER_OPERATIONS = [
   'CustomerErasure1769000000000',
   'CustomerErasureChecks1769000000001',
   'ErasureImportIndexes1769000000002',
+  'TicketTokenPerTenant1770000000000',
 ];
 describe('migrations', () => {
   let dataSource: DataSource;

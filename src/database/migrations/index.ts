@@ -20,6 +20,7 @@ import { CustomerRefreshChains1768000000000 } from './1768000000000-customer-ref
 import { CustomerErasure1769000000000 } from './1769000000000-customer-erasure.js';
 import { CustomerErasureChecks1769000000001 } from './1769000000001-customer-erasure-checks.js';
 import { ErasureImportIndexes1769000000002 } from './1769000000002-erasure-import-indexes.js';
+import { TicketTokenPerTenant1770000000000 } from './1770000000000-ticket-token-per-tenant.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   CustomerErasure1769000000000,
   CustomerErasureChecks1769000000001,
   ErasureImportIndexes1769000000002,
+  TicketTokenPerTenant1770000000000,
 ];
