@@ -251,6 +251,12 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
       erasure.body,
       'true',
     ]);
+    // The same key for another person: refused, nothing erased.
+    const reused = await t.http
+      .post(ERASURES)
+      .set({ ...auth(), 'idempotency-key': 'erase-1' })
+      .send({ email: bystander.email });
+    expect([reused.status, reused.body.error]).toEqual([422, 'idempotency_key_reused']);
   });
 
   it("the orders keep money, items, statuses and dates, and lose the person's fields", async () => {

@@ -16,51 +16,18 @@ import {
   type JsonOption,
 } from './admin-command.js';
 
-interface VerifyOptions extends JsonOption {
+interface PersonOptions extends JsonOption {
   tenant?: string;
   email?: string;
 }
 
-@SubCommand({
-  name: 'verify',
-  description: "mark a customer's email verified (checked by other means) and link their orders",
-})
-export class CustomerVerifyCommand extends AdminCommand<VerifyOptions> {
-  constructor(private readonly verification: CustomerVerification) {
-    super();
-  }
-
-  protected async execute(o: VerifyOptions): Promise<CommandOutput> {
-    requireOptions(o, ['tenant', 'email']);
-    const tenantId = positiveInt('tenant', o.tenant!);
-    const { customer, linkedOrders } = await this.verification.verifyByStaff(
-      currentAdmin(),
-      tenantId,
-      o.email!,
-    );
-    return {
-      json: { customer: toCustomerDto(customer), linked_orders: linkedOrders },
-      text: `customer ${customer.id} (${customer.email}) verified; ${linkedOrders} earlier order(s) linked`,
-    };
-  }
-
-  @Option({ flags: '--tenant <id>' })
-  parseTenant(value: string): string {
-    return value;
-  }
-  @Option({ flags: '--email <email>' })
-  parseEmail(value: string): string {
-    return value;
-  }
-}
-
 /** The --tenant and --email of a person's request, checked as the API checks them. */
-abstract class PersonCommand extends AdminCommand<VerifyOptions> {
+abstract class PersonCommand extends AdminCommand<PersonOptions> {
   constructor(private readonly tenants: TenantsService) {
     super();
   }
 
-  protected async person(o: VerifyOptions): Promise<{ tenantId: number; email: string }> {
+  protected async person(o: PersonOptions): Promise<{ tenantId: number; email: string }> {
     requireOptions(o, ['tenant', 'email']);
     const tenantId = positiveInt('tenant', o.tenant!);
     const email = o.email!;
@@ -82,6 +49,32 @@ abstract class PersonCommand extends AdminCommand<VerifyOptions> {
 }
 
 @SubCommand({
+  name: 'verify',
+  description: "mark a customer's email verified (checked by other means) and link their orders",
+})
+export class CustomerVerifyCommand extends PersonCommand {
+  constructor(
+    tenants: TenantsService,
+    private readonly verification: CustomerVerification,
+  ) {
+    super(tenants);
+  }
+
+  protected async execute(o: PersonOptions): Promise<CommandOutput> {
+    const { tenantId, email } = await this.person(o);
+    const { customer, linkedOrders } = await this.verification.verifyByStaff(
+      currentAdmin(),
+      tenantId,
+      email,
+    );
+    return {
+      json: { customer: toCustomerDto(customer), linked_orders: linkedOrders },
+      text: `customer ${customer.id} (${customer.email}) verified; ${linkedOrders} earlier order(s) linked`,
+    };
+  }
+}
+
+@SubCommand({
   name: 'export',
   description: 'print what the tenant holds about a person (a request by mail or phone; JSON)',
 })
@@ -93,7 +86,7 @@ export class CustomerExportCommand extends PersonCommand {
     super(tenants);
   }
 
-  protected async execute(o: VerifyOptions): Promise<CommandOutput> {
+  protected async execute(o: PersonOptions): Promise<CommandOutput> {
     const { tenantId, email } = await this.person(o);
     const exported = await this.data.exportOf(tenantId, email);
     // The export is the answer to hand over: JSON either way.
@@ -115,7 +108,7 @@ export class CustomerEraseCommand extends PersonCommand {
     super(tenants);
   }
 
-  protected async execute(o: VerifyOptions): Promise<CommandOutput> {
+  protected async execute(o: PersonOptions): Promise<CommandOutput> {
     const { tenantId, email } = await this.person(o);
     const erased = await this.erasure.erase(currentAdmin(), tenantId, email);
     return {

@@ -23,16 +23,6 @@ export class CustomerErasureRepository {
     );
   }
 
-  /** The registered, not yet erased customer with this email (any case), not locked. */
-  async customerByEmail(db: TenantSql, email: string): Promise<number | undefined> {
-    const row = await db.first<{ id: number }>(
-      `SELECT id FROM customers
-       WHERE tenant_id = $1 AND lower(email) = lower($2) AND erased_at IS NULL`,
-      [email],
-    );
-    return row?.id;
-  }
-
   /**
    * The customer's tickets, before the customer is locked: a reset or verification holds its
    * ticket, then the customer.
@@ -43,12 +33,15 @@ export class CustomerErasureRepository {
     ]);
   }
 
-  /** The registered, not yet erased customer with this email (any case), locked for the change. */
-  async lockByEmail(db: TenantSql, email: string): Promise<number | undefined> {
+  /**
+   * The registered, not yet erased customer with this email (any case); with `lock`, locked for
+   * the change (and read again once a concurrent change commits).
+   */
+  async customerByEmail(db: TenantSql, email: string, lock: boolean): Promise<number | undefined> {
     const row = await db.first<{ id: number }>(
       `SELECT id FROM customers
        WHERE tenant_id = $1 AND lower(email) = lower($2) AND erased_at IS NULL
-       FOR UPDATE`,
+       ${lock ? 'FOR UPDATE' : ''}`,
       [email],
     );
     return row?.id;

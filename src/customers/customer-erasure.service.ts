@@ -33,9 +33,9 @@ export class CustomerErasure {
       // Locks in the order of the paths it meets: imports (then their orders' customer),
       // tickets (then their customer), the customer, its chains and sessions, its orders.
       await this.erasure.lockImports(tenant, email);
-      const seen = await this.erasure.customerByEmail(tenant, email);
+      const seen = await this.erasure.customerByEmail(tenant, email, false);
       if (seen !== undefined) await this.erasure.deleteTickets(tenant, seen);
-      const customerId = (await this.erasure.lockByEmail(tenant, email)) ?? null;
+      const customerId = (await this.erasure.customerByEmail(tenant, email, true)) ?? null;
       if (customerId !== null) {
         // Registered between the two reads: its tickets are deleted under its lock.
         if (customerId !== seen) await this.erasure.deleteTickets(tenant, customerId);
