@@ -2,6 +2,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialsState } from '../src/auth/credentials-state.service.js';
+import { AppClientsRepository } from '../src/auth/app-clients.repository.js';
 import { CredentialsRepository } from '../src/auth/credentials.repository.js';
 import { BackgroundTransactions } from '../src/database/background-transactions.js';
 import { Transactions } from '../src/database/transactions.js';
@@ -42,6 +43,7 @@ describe('credentials listener lost mid-reload', () => {
       new Transactions(main),
       new BackgroundTransactions(background),
       new CredentialsRepository(),
+      new AppClientsRepository(),
       main,
     );
 

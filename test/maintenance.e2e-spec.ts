@@ -87,7 +87,7 @@ describe('maintenance', () => {
     const jti = await insertToken("now() + interval '1 hour'", true);
     state.apply({ kind: 'token', jti, expiresAt: Date.now() + 3_600_000 });
     const before = state.revokedCount.tokens;
-    expect(await state.isTokenRevoked(jti)).toBe(true);
+    expect(await state.isTokenRevoked(tenantId, jti)).toBe(true);
     // It expired (longer ago than the leeway): the next reload drops it.
     await t.dataSource.query(
       `UPDATE app_tokens SET expires_at = now() - interval '2 hours' WHERE jti = $1`,

@@ -6,6 +6,7 @@ import { runMigrations } from '../src/database/run-migrations.js';
 import { createEmptyDatabase } from './support/test-database.js';
 
 const TABLES = [
+  'app_clients',
   'app_tokens',
   'apps',
   'audit_log',
@@ -43,6 +44,7 @@ const LATER_THAN_ORDER_OPERATIONS = [
   'CustomerErasureChecks1769000000001',
   'ErasureImportIndexes1769000000002',
   'TicketTokenPerTenant1770000000000',
+  'TenantKeys1770000000001',
 ];
 describe('migrations', () => {
   let dataSource: DataSource;
@@ -84,9 +86,12 @@ describe('migrations', () => {
       JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
 `);
-    // rate_limits and service_settings hold no tenant's data.
+    // These hold no tenant's data; app_clients is the directory of client ids, keyed by id.
     const tenantOwned = TABLES.filter(
-      (t) => !['tenants', 'rate_limits', 'service_settings', 'webhook_dispatch'].includes(t),
+      (t) =>
+        !['tenants', 'rate_limits', 'service_settings', 'webhook_dispatch', 'app_clients'].includes(
+          t,
+        ),
     );
     const withTenantIndex = tenantOwned.filter((table) =>
       rows.some((r) => r.table === table && r.first_column === 'tenant_id'),
@@ -271,5 +276,47 @@ describe('migrations', () => {
          ('orders'::regclass, 'order_items'::regclass, 'products'::regclass)`,
     );
     expect(invalid).toEqual([]);
+  });
+
+  it('tenant keys: existing apps enter the client directory; an audit row of no tenant stops it', async () => {
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    const [tenant] = await dataSource.query(
+      `INSERT INTO tenants (name, currency) VALUES ('Keys', 'EUR') RETURNING id`,
+    );
+    // The failed run below gets half-way (the directory is made); the next run completes it.
+    await dataSource.query(
+      `INSERT INTO apps (tenant_id, name, client_id, secret_hash, secret_last4, approved_scopes)
+       VALUES ($1, 'Old', 'app_before_directory', '\\x00', 'abcd', '{}')`,
+      [tenant.id],
+    );
+    const [orphan] = await dataSource.query(
+      `INSERT INTO audit_log (tenant_id, actor, action, target_type, target_id)
+       VALUES (NULL, 'admin', 'x', 'y', 'z') RETURNING id`,
+    );
+    await expect(runMigrations(dataSource)).rejects.toThrow(/audit_log has 1 rows of no tenant/);
+
+    await dataSource.query('DELETE FROM audit_log WHERE id = $1', [orphan.id]);
+    expect(await runMigrations(dataSource)).toEqual(['TenantKeys1770000000001']);
+    expect(
+      await dataSource.query('SELECT tenant_id::int FROM app_clients WHERE client_id = $1', [
+        'app_before_directory',
+      ]),
+    ).toEqual([{ tenant_id: Number(tenant.id) }]);
+    const keys: Array<{ tbl: string; def: string }> = await dataSource.query(
+      `SELECT conrelid::regclass::text AS tbl, pg_get_constraintdef(oid) AS def FROM pg_constraint
+       WHERE contype = 'p' AND conrelid::regclass::text IN ('app_tokens', 'customer_sessions', 'audit_log')
+       ORDER BY 1`,
+    );
+    expect(keys).toEqual([
+      { tbl: 'app_tokens', def: 'PRIMARY KEY (tenant_id, jti)' },
+      { tbl: 'audit_log', def: 'PRIMARY KEY (tenant_id, id)' },
+      { tbl: 'customer_sessions', def: 'PRIMARY KEY (tenant_id, id)' },
+    ]);
+    await expect(
+      dataSource.query(
+        `INSERT INTO app_clients (client_id, tenant_id) VALUES ('app_before_directory', $1)`,
+        [tenant.id],
+      ),
+    ).rejects.toThrow(/app_clients_pkey/);
   });
 });

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { CrossTenantSql } from '../database/sql/cross-tenant-sql.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 
 /** A private app: OAuth client of one tenant. Its secret's hash never leaves the repository. */
@@ -85,14 +84,5 @@ export class AppsRepository {
         changes.credentialsVersion ?? null,
       ],
     );
-  }
-
-  /** The tenant of the app a client_id names (the CLI names apps by client_id alone). */
-  async tenantOfClient(db: CrossTenantSql, clientId: string): Promise<number | undefined> {
-    const row = await db.first<{ tenant_id: number }>(
-      'SELECT tenant_id FROM apps WHERE client_id = $1',
-      [clientId],
-    );
-    return row?.tenant_id;
   }
 }

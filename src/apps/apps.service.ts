@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { AccessTokenIssuer, type IssuedToken } from '../auth/access-token-issuer.service.js';
+import { AppClientsRepository } from '../auth/app-clients.repository.js';
 import { AppTokensRepository, type RevokedAppToken } from '../auth/app-tokens.repository.js';
 import { CredentialsEvents } from '../auth/credentials-events.service.js';
 import { PublishedIssuerRepository } from '../auth/published-issuer.repository.js';
@@ -46,6 +47,7 @@ export class AppsService {
     private readonly tenants: TenantsService,
     private readonly apps: AppsRepository,
     private readonly appTokens: AppTokensRepository,
+    private readonly clients: AppClientsRepository,
     private readonly secrets: ServerSecrets,
     private readonly audit: AuditRepository,
     private readonly tokens: AccessTokenIssuer,
@@ -69,9 +71,11 @@ export class AppsService {
       await this.tenants.get(input.tenantId, db);
       const tenant = db.tenant(input.tenantId);
       const clientSecret = generateClientSecret();
+      const clientId = generateClientId();
+      await this.clients.register(tenant, clientId);
       const app = await this.apps.insert(tenant, {
         name,
-        clientId: generateClientId(),
+        clientId,
         secretHash: hashClientSecret(clientSecret, this.secrets.pepper),
         secretLast4: clientSecret.slice(-4),
         approvedScopes,
@@ -281,7 +285,7 @@ export class AppsService {
   /** The app a client_id names, locked in `db`'s unit, and its tenant's path. */
   private async lock(db: Db, clientId: string): Promise<{ tenant: TenantSql; app: AppRow }> {
     const notFound = () => new AppError('not_found', `app ${clientId} does not exist`);
-    const tenantId = await this.apps.tenantOfClient(db.crossTenant('credentials'), clientId);
+    const tenantId = await this.clients.tenantOf(db.crossTenant('credentials'), clientId);
     if (tenantId === undefined) throw notFound();
     const tenant = db.tenant(tenantId);
     const app = await this.apps.lock(tenant, clientId);

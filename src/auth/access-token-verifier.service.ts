@@ -55,8 +55,8 @@ export class AccessTokenVerifier {
     const revoked =
       this.state.cachedRevocation(context.kind, context.tokenId) ??
       (context.kind === 'app'
-        ? await this.state.isTokenRevoked(context.tokenId)
-        : await this.state.isSessionRevoked(context.tokenId));
+        ? await this.state.isTokenRevoked(context.tenantId, context.tokenId)
+        : await this.state.isSessionRevoked(context.tenantId, context.tokenId));
     if (revoked) throw invalidToken('The token has been revoked');
     // Only tokens that passed every check are remembered.
     if (!cached) this.cache.set(cacheKey, signed);

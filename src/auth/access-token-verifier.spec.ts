@@ -28,8 +28,9 @@ class FakeState {
     const app = this.apps.get(appId);
     return Promise.resolve(app?.tenantId === tenantId ? app : undefined);
   });
-  isTokenRevoked = (jti: string) => Promise.resolve(this.revokedTokens.has(jti));
-  isSessionRevoked = (id: string) => Promise.resolve(this.revokedSessions.has(id));
+  isTokenRevoked = (_tenantId: number, jti: string) => Promise.resolve(this.revokedTokens.has(jti));
+  isSessionRevoked = (_tenantId: number, id: string) =>
+    Promise.resolve(this.revokedSessions.has(id));
   /** A trusted cache answers at once; an untrusted one leaves every check to the calls above. */
   trusted = false;
   cachedApp = (tenantId: number, appId: number) => {

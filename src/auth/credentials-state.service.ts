@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { BackgroundTransactions } from '../database/background-transactions.js';
 import { Transactions } from '../database/transactions.js';
 import { CREDENTIALS_CHANNEL, type CredentialsEvent } from './credentials-events.js';
+import { AppClientsRepository } from './app-clients.repository.js';
 import { type AppCredentials, CredentialsRepository } from './credentials.repository.js';
 
 export type { AppCredentials } from './credentials.repository.js';
@@ -68,6 +69,7 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     /** The background pool: reloads, so a flood of requests never delays one. */
     private readonly background: BackgroundTransactions,
     private readonly credentials: CredentialsRepository,
+    private readonly clients: AppClientsRepository,
     /** Where the LISTEN connection goes: a client of its own, outside both pools. */
     private readonly dataSource: DataSource,
   ) {}
@@ -112,22 +114,26 @@ export class CredentialsState implements OnApplicationBootstrap, OnApplicationSh
     const id = this.trusted ? this.appIdsByClientId.get(clientId) : undefined;
     const cached = id === undefined ? undefined : this.apps.get(id);
     if (cached) return cached;
-    return this.load(() =>
-      this.credentials.appByClientId(this.transactions.db.crossTenant('credentials'), clientId),
-    );
+    return this.load(async () => {
+      const db = this.transactions.db;
+      const tenantId = await this.clients.tenantOf(db.crossTenant('credentials'), clientId);
+      return tenantId === undefined
+        ? undefined
+        : this.credentials.appByClientId(db.tenant(tenantId), clientId);
+    });
   }
 
-  async isTokenRevoked(jti: string): Promise<boolean> {
+  async isTokenRevoked(tenantId: number, jti: string): Promise<boolean> {
     return (
       this.cachedRevocation('app', jti) ??
-      this.credentials.isTokenRevoked(this.transactions.db.crossTenant('credentials'), jti)
+      this.credentials.isTokenRevoked(this.transactions.db.tenant(tenantId), jti)
     );
   }
 
-  async isSessionRevoked(sessionId: string): Promise<boolean> {
+  async isSessionRevoked(tenantId: number, sessionId: string): Promise<boolean> {
     return (
       this.cachedRevocation('customer', sessionId) ??
-      this.credentials.isSessionRevoked(this.transactions.db.crossTenant('credentials'), sessionId)
+      this.credentials.isSessionRevoked(this.transactions.db.tenant(tenantId), sessionId)
     );
   }
 

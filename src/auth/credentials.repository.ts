@@ -26,7 +26,7 @@ const APP_COLUMNS = `a.id, a.tenant_id AS "tenantId", a.client_id AS "clientId",
 
 /**
  * The credentials state (credentials-state.service.ts) as the database holds it: apps by id
- * (the token names its tenant) or by client_id (the token endpoint knows nothing else), and
+ * (the token names its tenant) or by client_id (its tenant found in the directory first), and
  * revocations of every tenant, which each instance keeps in memory.
  */
 @Injectable()
@@ -38,23 +38,25 @@ export class CredentialsRepository {
     );
   }
 
-  appByClientId(db: CrossTenantSql, clientId: string): Promise<AppCredentials | undefined> {
-    return db.first<AppCredentials>(`SELECT ${APP_COLUMNS} FROM apps a WHERE a.client_id = $1`, [
-      clientId,
-    ]);
+  appByClientId(db: TenantSql, clientId: string): Promise<AppCredentials | undefined> {
+    return db.first<AppCredentials>(
+      `SELECT ${APP_COLUMNS} FROM apps a WHERE a.tenant_id = $1 AND a.client_id = $2`,
+      [clientId],
+    );
   }
 
-  async isTokenRevoked(db: CrossTenantSql, jti: string): Promise<boolean> {
+  async isTokenRevoked(db: TenantSql, jti: string): Promise<boolean> {
     const rows = await db.rows(
-      'SELECT 1 FROM app_tokens WHERE jti = $1 AND revoked_at IS NOT NULL',
+      'SELECT 1 FROM app_tokens WHERE tenant_id = $1 AND jti = $2 AND revoked_at IS NOT NULL',
       [jti],
     );
     return rows.length > 0;
   }
 
-  async isSessionRevoked(db: CrossTenantSql, sessionId: string): Promise<boolean> {
+  async isSessionRevoked(db: TenantSql, sessionId: string): Promise<boolean> {
     const rows = await db.rows(
-      'SELECT 1 FROM customer_sessions WHERE id = $1 AND revoked_at IS NOT NULL',
+      `SELECT 1 FROM customer_sessions
+       WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NOT NULL`,
       [sessionId],
     );
     return rows.length > 0;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { AccessTokenIssuer } from './access-token-issuer.service.js';
+import { AppClientsRepository } from './app-clients.repository.js';
 import { AppTokensRepository } from './app-tokens.repository.js';
 import { CredentialsEvents } from './credentials-events.service.js';
 import { CredentialsNotifyRepository } from './credentials-notify.repository.js';
@@ -20,6 +21,7 @@ import { SigningKeys } from './signing-keys.js';
     SigningKeys,
     AccessTokenIssuer,
     AppTokensRepository,
+    AppClientsRepository,
     CredentialsEvents,
     CredentialsNotifyRepository,
     PublishedIssuerRepository,
@@ -31,6 +33,7 @@ import { SigningKeys } from './signing-keys.js';
     SigningKeys,
     AccessTokenIssuer,
     AppTokensRepository,
+    AppClientsRepository,
     CredentialsEvents,
     PublishedIssuerRepository,
     RefreshChainsRepository,

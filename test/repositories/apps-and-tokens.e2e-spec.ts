@@ -125,13 +125,6 @@ describe('apps and app tokens repositories, two tenants', () => {
       expect(missing).toBeUndefined();
       expect(await appsOf(r.tenantB)).toEqual(before);
     });
-
-    it('tenantOfClient (credentials path): finds the tenant of an app of either tenant', async () => {
-      const db = r.transactions.db.crossTenant('credentials');
-      expect(await apps.tenantOfClient(db, appA.clientId)).toBe(r.tenantA);
-      expect(await apps.tenantOfClient(db, appB.clientId)).toBe(r.tenantB);
-      expect(await apps.tenantOfClient(db, 'app_unknown')).toBeUndefined();
-    });
   });
 
   describe('AppTokensRepository', () => {

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppClientsRepository } from '../../src/auth/app-clients.repository.js';
 import { CredentialsRepository } from '../../src/auth/credentials.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
 
 /**
- * The credentials state: apps by id on the tenant path, everything a token or client_id names
- * before its tenant is known on the `credentials` cross-tenant path, which must see both
- * tenants.
+ * The credentials state: apps and revocation checks on the tenant path (a token names its
+ * tenant), a client_id's tenant and the revocations every instance loads on the `credentials`
+ * cross-tenant path, which must see both tenants.
  */
 describe('credentials repository, two tenants', () => {
   let r: RepositoryDatabase;
   const credentials = new CredentialsRepository();
+  const clients = new AppClientsRepository();
   let appA: { id: number; clientId: string };
   let appB: { id: number; clientId: string };
   let customerA: number;
@@ -23,6 +25,7 @@ describe('credentials repository, two tenants', () => {
        VALUES ($1, 'App', $2, '\\x0102', 'abcd', '{orders:read}') RETURNING id`,
       [tenantId, clientId],
     );
+    await r.transactions.run((db) => clients.register(db.tenant(tenantId), clientId));
     return { id, clientId };
   }
 
@@ -77,6 +80,7 @@ describe('credentials repository, two tenants', () => {
   afterAll(() => r.close());
 
   const cross = () => r.transactions.db.crossTenant('credentials');
+  const tenant = (id: number) => r.transactions.db.tenant(id);
 
   it("appById: the bound tenant's app, never another tenant's with that id", async () => {
     const app = await credentials.appById(r.transactions.db.tenant(r.tenantA), appA.id);
@@ -92,33 +96,46 @@ describe('credentials repository, two tenants', () => {
     expect(await credentials.appById(r.transactions.db.tenant(r.tenantA), appB.id)).toBeUndefined();
   });
 
-  it('appByClientId (credentials path): the app of either tenant', async () => {
-    expect(await credentials.appByClientId(cross(), appA.clientId)).toMatchObject({
+  it('the client directory (credentials path): the tenant of either app', async () => {
+    expect(await clients.tenantOf(cross(), appA.clientId)).toBe(r.tenantA);
+    expect(await clients.tenantOf(cross(), appB.clientId)).toBe(r.tenantB);
+    expect(await clients.tenantOf(cross(), 'app_unknown')).toBeUndefined();
+  });
+
+  it('the client directory keeps a client_id unique across tenants', async () => {
+    const register = r.transactions.run((db) =>
+      clients.register(db.tenant(r.tenantB), appA.clientId),
+    );
+    await expect(register).rejects.toThrow(/app_clients_pkey/);
+    expect(await clients.tenantOf(cross(), appA.clientId)).toBe(r.tenantA);
+  });
+
+  it("appByClientId: the bound tenant's app, never another tenant's client_id", async () => {
+    expect(await credentials.appByClientId(tenant(r.tenantA), appA.clientId)).toMatchObject({
       id: appA.id,
       tenantId: r.tenantA,
     });
-    expect(await credentials.appByClientId(cross(), appB.clientId)).toMatchObject({
-      id: appB.id,
-      tenantId: r.tenantB,
-    });
-    expect(await credentials.appByClientId(cross(), 'app_unknown')).toBeUndefined();
+    expect(await credentials.appByClientId(tenant(r.tenantA), appB.clientId)).toBeUndefined();
+    expect(await credentials.appByClientId(tenant(r.tenantA), 'app_unknown')).toBeUndefined();
   });
 
-  it('isTokenRevoked / isSessionRevoked (credentials path): in either tenant', async () => {
+  it('isTokenRevoked / isSessionRevoked: in the bound tenant only', async () => {
     const revokedA = await arrangeToken(r.tenantA, appA.id, '1 minute');
     const revokedB = await arrangeToken(r.tenantB, appB.id, '1 minute');
     const live = await arrangeToken(r.tenantB, appB.id, null);
-    expect(await credentials.isTokenRevoked(cross(), revokedA)).toBe(true);
-    expect(await credentials.isTokenRevoked(cross(), revokedB)).toBe(true);
-    expect(await credentials.isTokenRevoked(cross(), live)).toBe(false);
-    expect(await credentials.isTokenRevoked(cross(), randomUUID())).toBe(false);
+    expect(await credentials.isTokenRevoked(tenant(r.tenantA), revokedA)).toBe(true);
+    expect(await credentials.isTokenRevoked(tenant(r.tenantB), revokedB)).toBe(true);
+    expect(await credentials.isTokenRevoked(tenant(r.tenantA), revokedB)).toBe(false);
+    expect(await credentials.isTokenRevoked(tenant(r.tenantB), live)).toBe(false);
+    expect(await credentials.isTokenRevoked(tenant(r.tenantA), randomUUID())).toBe(false);
 
     const sessionA = await arrangeSession(r.tenantA, appA.id, customerA, '1 minute');
     const sessionB = await arrangeSession(r.tenantB, appB.id, customerB, '1 minute');
     const liveSession = await arrangeSession(r.tenantA, appA.id, customerA, null);
-    expect(await credentials.isSessionRevoked(cross(), sessionA)).toBe(true);
-    expect(await credentials.isSessionRevoked(cross(), sessionB)).toBe(true);
-    expect(await credentials.isSessionRevoked(cross(), liveSession)).toBe(false);
+    expect(await credentials.isSessionRevoked(tenant(r.tenantA), sessionA)).toBe(true);
+    expect(await credentials.isSessionRevoked(tenant(r.tenantB), sessionB)).toBe(true);
+    expect(await credentials.isSessionRevoked(tenant(r.tenantA), sessionB)).toBe(false);
+    expect(await credentials.isSessionRevoked(tenant(r.tenantA), liveSession)).toBe(false);
   });
 
   it('revokedTokens / revokedSessions (credentials path): every tenant, unexpired, since a time', async () => {

@@ -17,7 +17,8 @@ export async function insertApp(
   { scopes = ['orders:read'], id }: { scopes?: string[]; id?: number } = {},
 ): Promise<number> {
   const rows: Array<{ id: number }> = await inspect.query(
-    `INSERT INTO apps (tenant_id, id, name, client_id, secret_hash, secret_last4, approved_scopes)
+    `WITH directory AS (INSERT INTO app_clients (tenant_id, client_id) VALUES ($1, $2))
+     INSERT INTO apps (tenant_id, id, name, client_id, secret_hash, secret_last4, approved_scopes)
      OVERRIDING SYSTEM VALUE
      VALUES ($1, coalesce($4::bigint, nextval(pg_get_serial_sequence('apps', 'id'))), 'app', $2,
        '\\x00', 'abcd', $3)

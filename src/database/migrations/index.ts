@@ -21,6 +21,7 @@ import { CustomerErasure1769000000000 } from './1769000000000-customer-erasure.j
 import { CustomerErasureChecks1769000000001 } from './1769000000001-customer-erasure-checks.js';
 import { ErasureImportIndexes1769000000002 } from './1769000000002-erasure-import-indexes.js';
 import { TicketTokenPerTenant1770000000000 } from './1770000000000-ticket-token-per-tenant.js';
+import { TenantKeys1770000000001 } from './1770000000001-tenant-keys.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   CustomerErasureChecks1769000000001,
   ErasureImportIndexes1769000000002,
   TicketTokenPerTenant1770000000000,
+  TenantKeys1770000000001,
 ];

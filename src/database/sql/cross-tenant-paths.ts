@@ -5,9 +5,9 @@
  */
 export const CROSS_TENANT_PATHS = {
   credentials:
-    'A client_id or a token id names its app before its tenant is known (the token endpoint, ' +
-    'the admin CLI, a revocation check), and every instance loads the credentials state of ' +
-    'all tenants (revoked tokens and sessions) into its cache.',
+    'A client_id or a token id names its app before its tenant is known (the token endpoint ' +
+    'and the admin CLI, through the client directory or a jti), and every instance loads the ' +
+    'credentials state of all tenants (revoked tokens and sessions) into its cache.',
   'webhook-dispatch':
     "The webhook dispatcher follows one event log of every tenant in commit order: each batch makes the deliveries of every tenant it holds and locks and wakes those tenants' delivery lines in the same unit.",
   'webhook-recovery':

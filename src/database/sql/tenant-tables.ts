@@ -6,6 +6,7 @@
  */
 export const TENANT_TABLES = [
   'apps',
+  'app_clients',
   'app_tokens',
   'audit_log',
   'customers',
