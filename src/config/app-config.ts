@@ -33,6 +33,16 @@ const toBoolean = ({ value }: { value: unknown }): unknown => {
 const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
+/** `a, b,,c` → ['a', 'b', 'c']; empty or blank → undefined (unset). */
+const toList = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return items.length > 0 ? items : undefined;
+};
+
 /**
  * Every environment variable the service reads, validated once at start-up.
  * Defaults live here and in `.env.example`; keep the two in step.
@@ -62,6 +72,24 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL: string | undefined = undefined;
+
+  /**
+   * Streaming replicas of DATABASE_URL (comma-separated postgres:// URLs): they may serve the
+   * change feed, product lists and data exports (CONTRACT 8). Unset: the primary serves all.
+   */
+  @IsOptional()
+  @Transform(toList)
+  @Matches(/^postgres(ql)?:\/\/.+/, {
+    each: true,
+    message: 'DATABASE_READ_URLS must be comma-separated postgres:// URLs',
+  })
+  DATABASE_READ_URLS: string[] | undefined = undefined;
+
+  /** A replica whose replay lags more than this (ms) is left out until it catches up. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  READ_REPLICA_MAX_LAG_MS = 2_000;
 
   @IsString()
   @MinLength(1)

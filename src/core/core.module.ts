@@ -6,6 +6,7 @@ import { loadServerSecrets, ServerSecrets } from '../config/server-secrets.js';
 import { dataSourceOptions } from '../database/data-source-options.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { ReadReplicas } from '../database/read-replicas.service.js';
 import { Transactions } from '../database/transactions.js';
 import {
   BACKGROUND_DATA_SOURCE,
@@ -63,8 +64,16 @@ export class CoreModule {
         { provide: ServerSecrets, useFactory: () => loadServerSecrets(config) },
         Transactions,
         BackgroundTransactions,
+        ReadReplicas,
       ],
-      exports: [AppConfig, ServerSecrets, AuditModule, Transactions, BackgroundTransactions],
+      exports: [
+        AppConfig,
+        ServerSecrets,
+        AuditModule,
+        Transactions,
+        BackgroundTransactions,
+        ReadReplicas,
+      ],
     };
   }
 }

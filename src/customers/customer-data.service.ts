@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
-import { Transactions } from '../database/transactions.js';
+import { ReadReplicas } from '../database/read-replicas.service.js';
 import { toFulfillmentDto, toRefundDto } from '../orders/operations/operations.mapper.js';
 import { toOrderDto } from '../orders/order.mapper.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
@@ -15,7 +15,7 @@ export class CustomerData {
   constructor(
     private readonly customers: CustomersRepository,
     private readonly data: CustomerDataRepository,
-    private readonly transactions: Transactions,
+    private readonly replicas: ReadReplicas,
     private readonly expensive: ExpensiveRequests,
   ) {}
 
@@ -30,9 +30,15 @@ export class CustomerData {
 
   /** The same, for support staff (CLI `customer export`): a request that came by mail or phone. */
   async exportOf(tenantId: number, email: string): Promise<DataExportDto> {
-    const tenant = this.transactions.db.tenant(tenantId);
-    const customer = await this.customers.byEmail(tenant, email);
-    const orders = await this.data.ordersOf(tenant, email, customer?.id ?? null);
+    // A replica may serve it (CONTRACT 8): both reads on the same one.
+    const { customer, orders } = await this.replicas.read(async (db) => {
+      const tenant = db.tenant(tenantId);
+      const found = await this.customers.byEmail(tenant, email);
+      return {
+        customer: found,
+        orders: await this.data.ordersOf(tenant, email, found?.id ?? null),
+      };
+    });
     return {
       email,
       customer: customer ? toCustomerDto(customer) : null,

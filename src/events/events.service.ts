@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
-import { Transactions } from '../database/transactions.js';
+import { ReadReplicas } from '../database/read-replicas.service.js';
 import type { EventPageDto, FeedQuery } from './dto/event.dto.js';
 import { toEventDto } from './event.mapper.js';
 import { EventsRepository } from './events.repository.js';
@@ -17,7 +17,7 @@ import {
 export class EventsService {
   constructor(
     private readonly events: EventsRepository,
-    private readonly transactions: Transactions,
+    private readonly replicas: ReadReplicas,
     private readonly expensive: ExpensiveRequests,
   ) {}
 
@@ -37,15 +37,21 @@ export class EventsService {
         details: [{ field: 'after', message: 'must be a next_cursor from this feed' }],
       });
     }
-    const tenant = this.transactions.db.tenant(ctx.tenantId);
-    const { horizon, rows } = await this.events.feed(
-      tenant,
-      ctx.appId,
-      position,
-      query.limit + 1,
-      query.types,
-    );
-    if (query.after !== undefined && (await this.events.purgedAfter(tenant, position))) {
+    // A replica may serve the page: its horizon is taken there, where the page is read
+    // (docs/SCALING.md#the-feed-across-replicas). The retention check reads the same server.
+    const { horizon, rows, purged } = await this.replicas.read(async (db) => {
+      const tenant = db.tenant(ctx.tenantId);
+      const page = await this.events.feed(
+        tenant,
+        ctx.appId,
+        position,
+        query.limit + 1,
+        query.types,
+      );
+      const gone = query.after !== undefined && (await this.events.purgedAfter(tenant, position));
+      return { ...page, purged: gone };
+    });
+    if (purged) {
       throw new AppError(
         'cursor_expired',
         'events after this cursor are past the retention period; start again without `after` and reconcile with GET /v1/orders?updated_after=',

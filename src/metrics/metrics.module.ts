@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { HttpMetrics } from './http-metrics.js';
 import { MetricsController } from './metrics.controller.js';
+import { ReplicaMetrics } from './replica-metrics.js';
 
 @Module({})
 export class MetricsModule {
@@ -9,7 +10,7 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       controllers: [MetricsController],
-      providers: [{ provide: HttpMetrics, useValue: metrics }],
+      providers: [{ provide: HttpMetrics, useValue: metrics }, ReplicaMetrics],
     };
   }
 }

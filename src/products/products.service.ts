@@ -9,6 +9,7 @@ import {
   type VersionPrecondition,
 } from '../common/http/entity-tags.js';
 import { toMinorUnits } from '../common/money.js';
+import { ReadReplicas } from '../database/read-replicas.service.js';
 import { Transactions } from '../database/transactions.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository, type NewEvent } from '../outbox/outbox.repository.js';
@@ -49,6 +50,7 @@ export class ProductsService {
     private readonly transactions: Transactions,
     private readonly tenants: TenantsService,
     private readonly products: ProductsRepository,
+    private readonly replicas: ReadReplicas,
     private readonly events: OutboxRepository,
     private readonly audit: AuditRepository,
   ) {}
@@ -59,7 +61,8 @@ export class ProductsService {
     spec: ProductListSpec,
     count: boolean,
   ): Promise<{ rows: ProductRow[]; total?: number }> {
-    return this.products.list(this.transactions.db.tenant(ctx.tenantId), spec, count);
+    // A replica may serve it (CONTRACT 8).
+    return this.replicas.read((db) => this.products.list(db.tenant(ctx.tenantId), spec, count));
   }
 
   find(ctx: RequestContext, id: number): Promise<ProductRow | undefined> {

@@ -29,6 +29,8 @@ export interface OwnedPostgres {
   freeze(frozen: boolean): Promise<void>;
   /** Stops the server and removes its files. */
   destroy(): Promise<void>;
+  /** Where its files are and whom it runs as (streaming-replica.ts copies them). */
+  files: { root: string; dataDir: string; asUser: { uid?: number; gid?: number }; pgCtl: string };
 }
 
 interface Binaries {
@@ -103,6 +105,7 @@ export async function startOwnedPostgres(): Promise<OwnedPostgres> {
       for (const pid of [postmaster, ...children])
         process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
     },
+    files: { root, dataDir, asUser, pgCtl: bin.pg_ctl },
     destroy: async () => {
       await ctl('-m', 'immediate', 'stop').catch(() => undefined);
       await rm(root, { recursive: true, force: true });
@@ -116,7 +119,7 @@ async function idsOf(user: string): Promise<{ uid: number; gid: number }> {
 }
 
 /** Runs a command to its end; rejects with its output when it fails. */
-async function run(
+export async function run(
   command: string,
   args: string[],
   as: { uid?: number; gid?: number },

@@ -163,7 +163,7 @@ function pgCode(error: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
-function isDatabaseDown(error: unknown): boolean {
+export function isDatabaseDown(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   // TypeORM releases a unit's connection when the server ends it (a restart, a failover);
   // the unit's next statement then finds it released. Leftover work of ours that outlived
