@@ -195,9 +195,12 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
       }
     })();
     const until = Date.now() + 4_000;
-    while (Date.now() < until) await walk();
-    load.writing = false;
-    await Promise.all([...writers, lagger]);
+    try {
+      while (Date.now() < until) await walk();
+    } finally {
+      load.writing = false;
+      await Promise.allSettled([...writers, lagger]);
+    }
 
     // Everything committed is below every server's horizon once the replicas caught up.
     await Promise.all(replicas.map((r) => r.caughtUp()));
@@ -215,5 +218,108 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
     const reads = await readsBy();
     for (const name of replicaNames) expect(reads[name]).toBeGreaterThan(5);
     console.log(`feed walk: ${pages} pages, ${total} events each seen once; reads by pool`, reads);
+  }, 60_000);
+
+  /** Follows one cursor-mode order walk, its pages spread over `apps`, to `has_more: false`. */
+  async function walkOrders(
+    sort: string,
+    while_: () => boolean,
+  ): Promise<{ seen: Map<number, number>; pages: number; cursor: string | null }> {
+    const seen = new Map<number, number>();
+    const apps = [t, t, onPrimary];
+    let pages = 0;
+    let cursor: string | null = null;
+    const page = async (): Promise<boolean> => {
+      const app = apps[pages++ % apps.length];
+      // The first page is page mode (page 1), which also gives a cursor.
+      const query = cursor ? `cursor=${cursor}&limit=5` : `sort=${sort}&limit=5`;
+      const res = await get(app, `/v1/orders?${query}`);
+      expect(res.status).toBe(200);
+      const body = res.body as {
+        data: Array<{ id: number }>;
+        meta: { next_cursor: string | null; has_more: boolean };
+      };
+      for (const order of body.data) seen.set(order.id, (seen.get(order.id) ?? 0) + 1);
+      cursor = body.meta.next_cursor;
+      return body.meta.has_more;
+    };
+    // A walk with nothing yet below its horizon has no cursor: it starts again from page 1.
+    while ((await page()) || while_()) if (cursor === null && !while_()) break;
+    return { seen, pages, cursor };
+  }
+
+  it('order walks in cursor mode across both replicas and the primary, while orders are written and a replica lags: every order once', async () => {
+    const readsBefore = await readsBy();
+    // Writers for 4 s; the walks then run on to their ends.
+    const until = Date.now() + 4_000;
+    const load = { stop: false, placed: 0 };
+    const going = () => !load.stop && Date.now() < until;
+    const writers = Array.from({ length: 3 }, async () => {
+      for (; going(); load.placed++) await placeOrder(t, shop);
+    });
+    // One replica falls up to 1.5 s behind and catches up, again and again: within
+    // READ_REPLICA_MAX_LAG_MS, so it stays in rotation, and more than the ascending walk's
+    // 1 s horizon margin, so a page it served stale would skip orders.
+    const lagger = (async () => {
+      while (going()) {
+        await replicas[0].pauseReplay(true);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await replicas[0].pauseReplay(false);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    })();
+    let before: number[];
+    let descending: Awaited<ReturnType<typeof walkOrders>>;
+    let walked: Awaited<ReturnType<typeof walkOrders>>;
+    try {
+      await within(10_000, async () => load.placed >= 40);
+      [{ before }] = await t.dataSource.query<Array<{ before: number[] }>>(
+        `SELECT array_agg(id::int) AS before FROM orders WHERE tenant_id = $1`,
+        [shop.tenantId],
+      );
+      // Newest first: every order committed when the walk began, once (later ones land
+      // ahead of it).
+      descending = await walkOrders('-created_at', () => false);
+      // Oldest first, while the writers write and after: it follows them to the end.
+      walked = await walkOrders('created_at', going);
+    } finally {
+      load.stop = true;
+      await Promise.allSettled([...writers, lagger]);
+    }
+
+    expect([...descending.seen.values()].filter((n) => n !== 1)).toEqual([]);
+    for (const id of before) expect(descending.seen.has(id)).toBe(true);
+
+    // The ascending walk goes on from its cursor until the horizon passes every order.
+    const [{ total }] = await t.dataSource.query<Array<{ total: number }>>(
+      `SELECT count(*)::int AS total FROM orders WHERE tenant_id = $1`,
+      [shop.tenantId],
+    );
+    let cursor = walked.cursor!;
+    await within(15_000, async () => {
+      for (;;) {
+        const res = await get(t, `/v1/orders?cursor=${cursor}&limit=50`);
+        expect(res.status).toBe(200);
+        const body = res.body as {
+          data: Array<{ id: number }>;
+          meta: { next_cursor: string; has_more: boolean };
+        };
+        for (const order of body.data)
+          walked.seen.set(order.id, (walked.seen.get(order.id) ?? 0) + 1);
+        cursor = body.meta.next_cursor;
+        if (!body.meta.has_more) return walked.seen.size >= total;
+      }
+    });
+    expect(walked.seen.size).toBe(total);
+    expect([...walked.seen.values()].filter((n) => n !== 1)).toEqual([]);
+    const readsAfter = await readsBy();
+    for (const name of replicaNames) {
+      expect((readsAfter[name] ?? 0) - (readsBefore[name] ?? 0)).toBeGreaterThan(0);
+    }
+    console.log(
+      `order walks: descending ${descending.pages} pages, ascending ${walked.pages} pages, ` +
+        `${total} orders each once; reads by pool`,
+      readsAfter,
+    );
   }, 60_000);
 });

@@ -18,6 +18,12 @@ import { Transactions } from './transactions.js';
 export const REPLICA_CHECK_MS = 250;
 /** A replica that does not answer a check within this is left out. */
 const CHECK_TIMEOUT_MS = 1_000;
+/**
+ * How long a read that needs a WAL position (readFrom) waits for a replica to replay it: a
+ * replica in rotation is normally milliseconds behind; past this the primary serves.
+ */
+const FRESHNESS_WAIT_MS = 50;
+const FRESHNESS_POLL_MS = 2;
 /** SQLSTATE 40001 on a standby: a statement cancelled by a conflict with WAL replay. */
 const RECOVERY_CONFLICT = '40001';
 
@@ -100,20 +106,65 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
    * only read: it may run twice, on the primary after a replica failed it.
    */
   async read<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    const primary = this.transactions.db;
-    const replica = primary === this.transactions.pool ? this.pick() : undefined;
+    const replica = this.inUnit() ? undefined : this.pick();
+    return this.readOn(replica, work);
+  }
+
+  /**
+   * Like `read`, for a read that must see everything the primary held at WAL position
+   * `position` (pg_current_wal_insert_lsn() on the primary, read after what it must cover):
+   * the replica serves it only once it has replayed that far, which it is given
+   * FRESHNESS_WAIT_MS to do; else the primary serves it. The read is then as if made on the
+   * primary at a later instant, so a walk's pages never go back in time.
+   */
+  async readFrom<T>(position: string, work: (db: Db) => Promise<T>): Promise<T> {
+    const replica = this.inUnit() ? undefined : this.pick();
+    const fresh = replica && (await this.hasReplayed(replica, position));
+    return this.readOn(fresh ? replica : undefined, work);
+  }
+
+  /** Whether any replica may serve reads: when none is configured, nobody needs a position. */
+  get configured(): boolean {
+    return this.replicas.length > 0;
+  }
+
+  private inUnit(): boolean {
+    return this.transactions.db !== this.transactions.pool;
+  }
+
+  private async readOn<T>(replica: Replica | undefined, work: (db: Db) => Promise<T>): Promise<T> {
     if (replica) {
       try {
         const result = await work(replica.db);
         replica.reads++;
         return result;
       } catch (error) {
-        if (!isDatabaseDown(error) && codeOf(error) !== RECOVERY_CONFLICT) throw error;
         if (isDatabaseDown(error)) this.leaveOut(replica, 'failed a read');
+        else if (codeOf(error) !== RECOVERY_CONFLICT) throw error;
       }
     }
     this.primaryReads++;
-    return work(primary);
+    return work(this.transactions.db);
+  }
+
+  private async hasReplayed(replica: Replica, position: string): Promise<boolean> {
+    const deadline = Date.now() + FRESHNESS_WAIT_MS;
+    try {
+      for (;;) {
+        const [{ replayed }] = await replica.db
+          .shared()
+          .rows<{ replayed: boolean }>(
+            'SELECT COALESCE(pg_last_wal_replay_lsn() >= $1::pg_lsn, false) AS replayed',
+            [position],
+          );
+        if (replayed) return true;
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, FRESHNESS_POLL_MS));
+      }
+    } catch (error) {
+      if (isDatabaseDown(error)) this.leaveOut(replica, 'failed a read');
+      return false;
+    }
   }
 
   /** For the metrics: each replica's state, and the reads the primary served for `read`. */

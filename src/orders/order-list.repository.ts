@@ -79,16 +79,35 @@ export class OrderListRepository {
    * not of a tenant: a shared statement.
    */
   async horizon(db: SharedSql): Promise<string> {
-    const [row] = await db.rows<{ horizon: string }>(
-      `SELECT to_char(
-         (least(clock_timestamp(),
-            (SELECT min(xact_start) FROM pg_stat_activity
-             WHERE backend_type = 'client backend' AND datname = current_database()
-               AND pid <> pg_backend_pid() AND xact_start IS NOT NULL))
-          - $1::interval) AT TIME ZONE 'UTC',
-         'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS horizon`,
+    return (await this.horizonAndPosition(db)).horizon;
+  }
+
+  /**
+   * The horizon, and the primary's WAL position taken after it (the CTE is materialised
+   * first): every order below the horizon is in the WAL before that position, so a replica
+   * that has replayed it can serve the walk's page (ReadReplicas.readFrom).
+   */
+  async horizonAndPosition(db: SharedSql): Promise<{ horizon: string; position: string }> {
+    const [row] = await db.rows<{ horizon: string; position: string }>(
+      `WITH h AS MATERIALIZED (
+         SELECT to_char(
+           (least(clock_timestamp(),
+              (SELECT min(xact_start) FROM pg_stat_activity
+               WHERE backend_type = 'client backend' AND datname = current_database()
+                 AND pid <> pg_backend_pid() AND xact_start IS NOT NULL))
+            - $1::interval) AT TIME ZONE 'UTC',
+           'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS horizon)
+       SELECT h.horizon, pg_current_wal_insert_lsn()::text AS position FROM h`,
       [LIST_HORIZON_MARGIN],
     );
-    return row.horizon;
+    return row;
+  }
+
+  /** The primary's WAL position now: what a descending walk's next page must see at least. */
+  async position(db: SharedSql): Promise<string> {
+    const [row] = await db.rows<{ position: string }>(
+      'SELECT pg_current_wal_insert_lsn()::text AS position',
+    );
+    return row.position;
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
+import { ReadReplicas } from '../database/read-replicas.service.js';
+import type { Db } from '../database/sql/db.js';
 import { Transactions } from '../database/transactions.js';
 import type { ListOrdersQuery } from './dto/order-queries.dto.js';
 import type { OrderDto, OrderPageDto } from './dto/order.dto.js';
@@ -21,6 +23,7 @@ export class OrderListService {
   constructor(
     private readonly orders: OrderListRepository,
     private readonly transactions: Transactions,
+    private readonly replicas: ReadReplicas,
     private readonly expensive: ExpensiveRequests,
   ) {}
 
@@ -31,34 +34,65 @@ export class OrderListService {
 
   private async read(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {
     const request = toOrderListRequest(query);
-    const db = this.transactions.db;
-    const tenant = db.tenant(ctx.tenantId);
     const scope = orderScopeOf(ctx);
+    const primary = this.transactions.db;
     const spec: OrderListSpec = {
       sort: request.sort,
       filters: request.filters,
       after: request.mode === 'cursor' ? request.after : undefined,
-      // Read once, before the page and its count: both then stop at the same instant.
-      horizon: isAscending(request.sort) ? await this.orders.horizon(db.shared()) : undefined,
     };
-    if (request.mode === 'cursor') {
-      const rangeFirst =
-        rangeOf(scope, spec) !== undefined &&
-        (await this.orders.countUpTo(tenant, scope, spec, RANGE_FIRST_MAX + 1)) <= RANGE_FIRST_MAX;
-      // One row more than the page tells whether more follow.
-      const window = { limit: request.limit + 1, offset: 0, rangeFirst };
-      const rows = await this.orders.list(tenant, scope, spec, window);
-      const page = rows.slice(0, request.limit);
-      const hasMore = rows.length > request.limit;
-      return {
-        data: page.map(toDto),
-        meta: {
-          limit: request.limit,
-          next_cursor: nextCursorOf(request, positionOf(page.at(-1)), hasMore),
-          has_more: hasMore,
-        },
-      };
+    if (request.mode === 'page') {
+      // Read once, before the page and its count: both then stop at the same instant.
+      if (isAscending(request.sort)) spec.horizon = await this.orders.horizon(primary.shared());
+      return this.readPageMode(primary.tenant(ctx.tenantId), scope, spec, request);
     }
+    // Cursor mode may be served by a replica (CONTRACT 8) that has replayed all the primary
+    // held when the horizon was taken (ascending) or when the request came (descending).
+    let position: string | undefined;
+    if (isAscending(request.sort)) {
+      ({ horizon: spec.horizon, position } = await this.orders.horizonAndPosition(
+        primary.shared(),
+      ));
+    } else if (this.replicas.configured) {
+      position = await this.orders.position(primary.shared());
+    }
+    const readCursorPage = (db: Db) =>
+      this.readCursorMode(db.tenant(ctx.tenantId), scope, spec, request);
+    return position === undefined
+      ? readCursorPage(primary)
+      : this.replicas.readFrom(position, readCursorPage);
+  }
+
+  private async readCursorMode(
+    tenant: TenantSql,
+    scope: OrderScope,
+    spec: OrderListSpec,
+    request: OrderListRequest & { mode: 'cursor' },
+  ): Promise<OrderPageDto> {
+    const rangeFirst =
+      rangeOf(scope, spec) !== undefined &&
+      (await this.orders.countUpTo(tenant, scope, spec, RANGE_FIRST_MAX + 1)) <= RANGE_FIRST_MAX;
+    // One row more than the page tells whether more follow.
+    const window = { limit: request.limit + 1, offset: 0, rangeFirst };
+    const rows = await this.orders.list(tenant, scope, spec, window);
+    const page = rows.slice(0, request.limit);
+    const hasMore = rows.length > request.limit;
+    return {
+      data: page.map(toDto),
+      meta: {
+        limit: request.limit,
+        next_cursor: nextCursorOf(request, positionOf(page.at(-1)), hasMore),
+        has_more: hasMore,
+      },
+    };
+  }
+
+  private async readPageMode(
+    tenant: TenantSql,
+    scope: OrderScope,
+    spec: OrderListSpec,
+    request: OrderListRequest & { mode: 'page' },
+  ): Promise<OrderPageDto> {
     const { page, total } = await this.readPage(tenant, scope, spec, request.page, request.limit);
     const hasMore = (request.page - 1) * request.limit + page.length < total;
     return {
