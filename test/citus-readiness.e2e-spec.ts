@@ -8,6 +8,7 @@ import { createTestDatabase } from './support/test-database.js';
  * distributed by tenant with Citus (`create_reference_table`). Everything else is a tenant's.
  */
 const REFERENCE_TABLES = [
+  'import_clock',
   'rate_limits',
   'schema_migrations',
   'service_settings',

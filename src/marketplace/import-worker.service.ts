@@ -3,6 +3,8 @@ import type PgBoss from 'pg-boss';
 import { AppConfig } from '../config/app-config.js';
 import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
 import type { ImportJob } from './import-job.js';
+import { ImportLanesRepository, tagOf } from './import-lanes.repository.js';
+import { BackgroundTransactions } from '../database/background-transactions.js';
 import { ImportProcessor, publicReason } from './import-processor.service.js';
 
 /**
@@ -18,6 +20,8 @@ export class ImportWorker implements OnApplicationBootstrap {
   constructor(
     private readonly queue: JobQueue,
     private readonly processor: ImportProcessor,
+    private readonly lanes: ImportLanesRepository,
+    private readonly transactions: BackgroundTransactions,
     private readonly config: AppConfig,
   ) {}
 
@@ -36,6 +40,7 @@ export class ImportWorker implements OnApplicationBootstrap {
       IMPORT_QUEUE,
       options,
       async (jobs) => {
+        await this.advanceClock(jobs);
         let unsettled = 0;
         for (const job of jobs) if (!(await this.handle(job))) unsettled++;
         // pg-boss completes the whole batch after this returns, a failed job with the rest if
@@ -48,6 +53,18 @@ export class ImportWorker implements OnApplicationBootstrap {
         if (jobs.length === batchSize) this.queue.boss.notifyWorker(id);
       },
     );
+  }
+
+  /**
+   * The fair-queue clock moves to the batch's latest turn, so imports queued from now on
+   * take their turns after it (import-lanes.repository.ts). Losing this update (the database
+   * away) only lets a later import go a little earlier: it is logged, never raised.
+   */
+  private async advanceClock(jobs: Array<PgBoss.JobWithMetadata<ImportJob>>): Promise<void> {
+    const latest = Math.max(...jobs.map((job) => tagOf(job.priority)));
+    await this.lanes
+      .served(this.transactions.db.shared(), latest)
+      .catch((e: unknown) => this.logger.warn({ err: e }, 'import clock not advanced'));
   }
 
   /** False when the attempt failed and pg-boss could not be told (the database is away). */

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '../config/app-config.js';
 import type { JobQueue } from '../queue/job-queue.service.js';
+import type { BackgroundTransactions } from '../database/background-transactions.js';
+import type { ImportLanesRepository } from './import-lanes.repository.js';
 import type { ImportProcessor } from './import-processor.service.js';
 import { ImportWorker } from './import-worker.service.js';
 
@@ -27,9 +29,13 @@ function workerWith(failAffected: number | Error): { handler: () => Handler; fai
     recordFailure: () => Promise.reject(new Error('down')),
   };
   const config = { WORKER: 'on', WORKER_CONCURRENCY: 1, IMPORT_BATCH_SIZE: 25 } as AppConfig;
+  const lanes = { served: () => Promise.resolve() };
+  const transactions = { db: { shared: () => ({}) } };
   const worker = new ImportWorker(
     { boss } as unknown as JobQueue,
     processor as unknown as ImportProcessor,
+    lanes as unknown as ImportLanesRepository,
+    transactions as unknown as BackgroundTransactions,
     config,
   );
   void worker.onApplicationBootstrap();
@@ -41,6 +47,7 @@ const batch = [1, 2, 3].map((importId) => ({
   data: { tenantId: 1, importId },
   retryCount: 0,
   retryLimit: 5,
+  priority: -importId,
 }));
 
 describe('ImportWorker batch settlement', () => {

@@ -8,6 +8,7 @@ import { IMPORT_QUEUE, JobQueue } from '../queue/job-queue.service.js';
 import type { ImportAckDto, ImportOrderDto, ImportStatusDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
 import { toStatusDto } from './import-status.mapper.js';
+import { ImportLanesRepository, priorityOf } from './import-lanes.repository.js';
 import { ImportsRepository } from './imports.repository.js';
 
 /** Accepting imports: validation, then the import row and its job in one transaction. */
@@ -15,6 +16,7 @@ import { ImportsRepository } from './imports.repository.js';
 export class ImportsService {
   constructor(
     private readonly imports: ImportsRepository,
+    private readonly lanes: ImportLanesRepository,
     private readonly queue: JobQueue,
     private readonly transactions: Transactions,
   ) {}
@@ -31,7 +33,9 @@ export class ImportsService {
       const created = await this.imports.insert(tenant, ctx.appId, dto);
       if (created) {
         const job: ImportJob = { tenantId: ctx.tenantId, importId: created.id };
-        await this.queue.sendInTransaction(db, IMPORT_QUEUE, job);
+        // Its turn among the tenants' imports (import-lanes.repository.ts).
+        const priority = priorityOf(await this.lanes.nextTag(tenant));
+        await this.queue.sendInTransaction(db, IMPORT_QUEUE, job, { priority });
         const ack: ImportAckDto = { status: 'queued', external_order_id: dto.external_order_id };
         return new HttpAnswer(202, ack, { location });
       }

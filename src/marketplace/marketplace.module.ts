@@ -4,6 +4,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { ProductsModule } from '../products/products.module.js';
 import { QueueModule } from '../queue/queue.module.js';
+import { ImportLanesRepository } from './import-lanes.repository.js';
 import { ImportProcessor } from './import-processor.service.js';
 import { ImportWorker } from './import-worker.service.js';
 import { ImportsController } from './imports.controller.js';
@@ -13,6 +14,12 @@ import { ImportsService } from './imports.service.js';
 @Module({
   imports: [QueueModule, IdempotencyModule, OrdersModule, OutboxModule, ProductsModule],
   controllers: [ImportsController],
-  providers: [ImportsService, ImportsRepository, ImportProcessor, ImportWorker],
+  providers: [
+    ImportsService,
+    ImportsRepository,
+    ImportLanesRepository,
+    ImportProcessor,
+    ImportWorker,
+  ],
 })
 export class MarketplaceModule {}

@@ -94,8 +94,13 @@ export class JobQueue implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Enqueues in the given unit of work: committed together or not at all. */
-  async sendInTransaction(db: Db, queue: string, data: object): Promise<void> {
-    await this.boss.send(queue, data, { db: inTransaction(managerOf(db)) });
+  async sendInTransaction(
+    db: Db,
+    queue: string,
+    data: object,
+    options: Pick<PgBoss.SendOptions, 'priority'> = {},
+  ): Promise<void> {
+    await this.boss.send(queue, data, { ...options, db: inTransaction(managerOf(db)) });
   }
 
   /** Enqueues many jobs in one statement of the given unit of work. */

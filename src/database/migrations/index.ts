@@ -22,6 +22,7 @@ import { CustomerErasureChecks1769000000001 } from './1769000000001-customer-era
 import { ErasureImportIndexes1769000000002 } from './1769000000002-erasure-import-indexes.js';
 import { TicketTokenPerTenant1770000000000 } from './1770000000000-ticket-token-per-tenant.js';
 import { TenantKeys1770000000001 } from './1770000000001-tenant-keys.js';
+import { ImportFairQueue1770000000002 } from './1770000000002-import-fair-queue.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   ErasureImportIndexes1769000000002,
   TicketTokenPerTenant1770000000000,
   TenantKeys1770000000001,
+  ImportFairQueue1770000000002,
 ];

@@ -18,6 +18,7 @@ export const TENANT_TABLES = [
   'event_purges',
   'fulfillments',
   'idempotency_keys',
+  'import_lanes',
   'marketplace_imports',
   'order_count_deltas',
   'order_counts',
