@@ -1,13 +1,16 @@
 // Service-only measures beside the ratio: marketplace imports (accepted, then drained by the
-// in-process workers) and customer logins (argon2id, excluded from the ratio by design).
+// in-process workers), customer logins (argon2id, excluded from the ratio by design) and
+// webhook delivery lag (webhooks.mjs).
 import autocannon from 'autocannon';
 import { call } from './api.mjs';
 import { table } from './report.mjs';
+import { webhooks } from './webhooks.mjs';
 
 export async function extras(service, token, { connections, seconds }) {
   return [
     await imports(service, token, { connections, seconds }),
     await logins(service, token, seconds),
+    await webhooks(service, { connections, seconds }),
   ].join('\n');
 }
 

@@ -53,6 +53,9 @@ export async function startService() {
     // The service's default (one line per request); BENCH_LOG_LEVEL=warn leaves them out.
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     ...RAISED_LIMITS,
+    // The webhook measure's receiver listens on loopback, plain HTTP (webhooks.mjs).
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
   // The V8 flags `npm start` runs with, then e.g.
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (written on exit).
