@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { load, YAML11_SCHEMA } from 'js-yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const read = (path: string) => readFile(path, 'utf8');
 
@@ -80,15 +81,51 @@ describe('the V8 flags the service runs with', () => {
 
 /** docker-compose.yml as a production-like run: no secret in it, loopback only, restarted. */
 describe('docker-compose.yml', () => {
-  it('takes the database password from the environment, publishes on 127.0.0.1, restarts', async () => {
-    const compose = await read('docker-compose.yml');
-    expect(compose).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
-    expect(compose).toMatch(/DATABASE_URL: postgres:\/\/storefront:\$\{POSTGRES_PASSWORD/);
-    const published = [...compose.matchAll(/^\s+- '([\d.:]+)'$/gm)].map((m) => m[1]);
-    expect(published).toEqual(['127.0.0.1:3000:3000']);
-    const services = compose.slice(compose.indexOf('\nservices:'), compose.indexOf('\nvolumes:'));
-    const names = [...services.matchAll(/^ {2}(\w+):$/gm)].map((m) => m[1]);
-    expect(names).toEqual(['db', 'app']);
-    expect([...services.matchAll(/^ {4}restart: unless-stopped$/gm)]).toHaveLength(names.length);
+  interface Service {
+    image?: string;
+    build?: string;
+    restart?: string;
+    environment?: Record<string, string>;
+    ports?: string[];
+    command?: string[] | string;
+  }
+  let services: Record<string, Service>;
+  let text: string;
+
+  beforeAll(async () => {
+    text = await read('docker-compose.yml');
+    services = (load(text, { schema: YAML11_SCHEMA }) as { services: Record<string, Service> })
+      .services;
+  });
+
+  it('takes the database password from the environment, publishes on 127.0.0.1, restarts', () => {
+    expect(text).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
+    expect(Object.keys(services)).toEqual(['db', 'db-replica', 'api-1', 'api-2', 'worker']);
+    for (const service of Object.values(services)) expect(service.restart).toBe('unless-stopped');
+    const published = Object.values(services).flatMap((s) => s.ports ?? []);
+    expect(published).toEqual(['127.0.0.1:3000:3000', '127.0.0.1:3001:3000']);
+    for (const name of ['api-1', 'api-2', 'worker']) {
+      expect(services[name].environment?.DATABASE_URL).toMatch(
+        /^postgres:\/\/storefront:\$\{POSTGRES_PASSWORD:\?[^}]*\}@db:5432\/storefront$/,
+      );
+    }
+  });
+
+  it('two API-only processes read from the streaming replica; one worker-only process', () => {
+    for (const name of ['api-1', 'api-2']) {
+      expect(services[name].build).toBe('.');
+      expect(services[name].environment).toMatchObject({ WORKER: 'off' });
+      expect(services[name].environment?.DATABASE_READ_URLS).toMatch(
+        /@db-replica:5432\/storefront$/,
+      );
+    }
+    expect(services.worker.command).toContain('dist/src/worker.js');
+    expect(services.worker.environment?.WORKER).toBeUndefined();
+    // A base backup of the primary as a standby (-R writes standby.signal and
+    // primary_conninfo), streaming from a slot.
+    expect(String(services['db-replica'].command)).toMatch(
+      /pg_basebackup -h db .*-R -X stream -C -S/,
+    );
+    expect(services['db-replica'].image).toBe(services.db.image);
   });
 });
