@@ -75,7 +75,8 @@ export class AppConfig {
 
   /**
    * Streaming replicas of DATABASE_URL (comma-separated postgres:// URLs): they may serve the
-   * change feed, product lists and data exports (CONTRACT 8). Unset: the primary serves all.
+   * change feed, order lists in cursor mode, product lists and data exports (CONTRACT 8).
+   * Unset: the primary serves every read.
    */
   @IsOptional()
   @Transform(toList)

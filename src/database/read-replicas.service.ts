@@ -45,7 +45,7 @@ interface Replica extends ReplicaState {
 
 /**
  * The streaming replicas of DATABASE_READ_URLS, for the reads CONTRACT 8 lets them serve
- * (the change feed, product lists, data exports). `read` hands a read to a replica in
+ * (the change feed, order lists in cursor mode, product lists, data exports). `read` hands a read to a replica in
  * rotation, or to the primary: inside a unit of work (a request that writes reads its own
  * writes), with no replica in rotation, or when the replica fails mid-read (it is then left
  * out until a check finds it well). Checks run in the background every REPLICA_CHECK_MS.
