@@ -48,6 +48,7 @@ const LATER_THAN_ORDER_OPERATIONS = [
   'TicketTokenPerTenant1770000000000',
   'TenantKeys1770000000001',
   'ImportFairQueue1770000000002',
+  'DatabaseId1770000000003',
 ];
 describe('migrations', () => {
   let dataSource: DataSource;

@@ -113,20 +113,62 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
     expect(replicaNames.map(served)).toEqual([2, 2]);
   });
 
-  it('a replica serves what it has replayed: with replay paused, a new product is not listed until it resumes', async () => {
+  it('a replica never answers older than the primary when the request came: an erasure, then an export and a list while both replicas are paused', async () => {
+    const email = `erased-${Date.now()}@example.com`;
+    await placeOrder(t, shop, email);
+    await Promise.all(replicas.map((r) => r.caughtUp()));
+    const before = await readsBy();
     await Promise.all(replicas.map((r) => r.pauseReplay(true)));
     try {
-      const id = await createProduct('WHILE-PAUSED');
-      // Within READ_REPLICA_MAX_LAG_MS (2 s): both stay in rotation, and both lack it.
-      expect(await listedSkus()).not.toContain('WHILE-PAUSED');
-      expect(await listedSkus()).not.toContain('WHILE-PAUSED');
-      // The primary serves a read by id: the writer reads its own write at once.
-      expect((await get(t, `/v1/products/${id}`)).status).toBe(200);
+      const erased = await t.http
+        .post('/v1/customers/erasures')
+        .set('authorization', `Bearer ${shop.token}`)
+        .set('idempotency-key', `erase-${email}`)
+        .send({ email });
+      expect(erased.status).toBe(200);
+      await createProduct('WHILE-PAUSED');
+      // Both replicas stay in rotation (within READ_REPLICA_MAX_LAG_MS) and lack both writes:
+      // each read waits for them, then the primary answers.
+      const exported = await t.http
+        .post('/v1/customers/data-exports')
+        .set('authorization', `Bearer ${shop.token}`)
+        .send({ email });
+      expect(exported.status).toBe(200);
+      // Nothing holds the email any more; a replica still behind the erasure would answer
+      // the order with it.
+      expect(exported.body).toMatchObject({ customer: null, orders: [] });
+      expect(await listedSkus()).toContain('WHILE-PAUSED');
+      expect(await inRotation()).toEqual([true, true]);
     } finally {
       await Promise.all(replicas.map((r) => r.pauseReplay(false)));
     }
+    const after = await readsBy();
+    expect((after.primary ?? 0) - (before.primary ?? 0)).toBe(2);
+    // Caught up, the replicas serve again, and see both writes.
     await Promise.all(replicas.map((r) => r.caughtUp()));
     expect(await listedSkus()).toContain('WHILE-PAUSED');
+    expect(await listedSkus()).toContain('WHILE-PAUSED');
+    const last = await readsBy();
+    expect(replicaNames.map((n) => (last[n] ?? 0) - (after[n] ?? 0))).toEqual([1, 1]);
+  });
+
+  it('a standby of another database is never taken: an instance whose primary is another database leaves the replicas out', async () => {
+    const otherUrl = await primary.createDatabase('other');
+    const other = await createTestApp(
+      { DATABASE_READ_URLS: replicas.map((r) => r.urlOf('storefront')).join(',') },
+      [],
+      undefined,
+      otherUrl,
+    );
+    try {
+      const state = other.app.get(ReadReplicas).state();
+      expect(state.replicas.map((r) => r.usable)).toEqual([false, false]);
+      expect((await other.http.get('/metrics')).text).toContain(
+        `storefront_read_replica_in_rotation{replica="${replicaNames[0]}"} 0`,
+      );
+    } finally {
+      await other.close();
+    }
   });
 
   it('a paused replica is left out once it lags past READ_REPLICA_MAX_LAG_MS, and taken back after it resumes', async () => {
@@ -166,6 +208,7 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
   });
 
   it('a feed walk across both replicas and the primary, while writers run and a replica lags, sees every event exactly once', async () => {
+    const readsBefore = await readsBy();
     const seen = new Map<string, number>();
     let cursor: string | undefined;
     const apps = [t, t, onPrimary];
@@ -216,7 +259,10 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
     expect([...seen.values()].filter((n) => n !== 1)).toEqual([]);
     expect(pages).toBeGreaterThan(20);
     const reads = await readsBy();
-    for (const name of replicaNames) expect(reads[name]).toBeGreaterThan(5);
+    // Pages of this walk, not reads of earlier tests.
+    for (const name of replicaNames) {
+      expect(reads[name] - (readsBefore[name] ?? 0)).toBeGreaterThan(20);
+    }
     console.log(`feed walk: ${pages} pages, ${total} events each seen once; reads by pool`, reads);
   }, 60_000);
 

@@ -20,7 +20,7 @@ export class ImportLanesRepository {
   async nextTag(db: TenantSql): Promise<number> {
     const [row] = await db.rows<{ tag: number }>(
       `INSERT INTO import_lanes AS lane (tenant_id, last_tag)
-       VALUES ($1, (SELECT served_tag FROM import_clock) + 1)
+       VALUES ($1, COALESCE((SELECT served_tag FROM import_clock), 0) + 1)
        ON CONFLICT (tenant_id) DO UPDATE
          SET last_tag = greatest(lane.last_tag, (SELECT served_tag FROM import_clock)) + 1
        RETURNING last_tag AS tag`,

@@ -83,9 +83,10 @@ export class OrderListRepository {
   }
 
   /**
-   * The horizon, and the primary's WAL position taken after it (the CTE is materialised
-   * first): every order below the horizon is in the WAL before that position, so a replica
-   * that has replayed it can serve the walk's page (ReadReplicas.readFrom).
+   * The horizon, and the primary's flushed WAL position taken after it (the CTE is
+   * materialised first): every order below the horizon was committed, so flushed, before
+   * that position, and a replica that has replayed it can serve the walk's page
+   * (ReadReplicas.readFrom).
    */
   async horizonAndPosition(db: SharedSql): Promise<{ horizon: string; position: string }> {
     const [row] = await db.rows<{ horizon: string; position: string }>(
@@ -97,17 +98,9 @@ export class OrderListRepository {
                  AND pid <> pg_backend_pid() AND xact_start IS NOT NULL))
             - $1::interval) AT TIME ZONE 'UTC',
            'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS horizon)
-       SELECT h.horizon, pg_current_wal_insert_lsn()::text AS position FROM h`,
+       SELECT h.horizon, pg_current_wal_flush_lsn()::text AS position FROM h`,
       [LIST_HORIZON_MARGIN],
     );
     return row;
-  }
-
-  /** The primary's WAL position now: what a descending walk's next page must see at least. */
-  async position(db: SharedSql): Promise<string> {
-    const [row] = await db.rows<{ position: string }>(
-      'SELECT pg_current_wal_insert_lsn()::text AS position',
-    );
-    return row.position;
   }
 }

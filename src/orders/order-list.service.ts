@@ -48,19 +48,12 @@ export class OrderListService {
     }
     // Cursor mode may be served by a replica (CONTRACT 8) that has replayed all the primary
     // held when the horizon was taken (ascending) or when the request came (descending).
-    let position: string | undefined;
-    if (isAscending(request.sort)) {
-      ({ horizon: spec.horizon, position } = await this.orders.horizonAndPosition(
-        primary.shared(),
-      ));
-    } else if (this.replicas.configured) {
-      position = await this.orders.position(primary.shared());
-    }
     const readCursorPage = (db: Db) =>
       this.readCursorMode(db.tenant(ctx.tenantId), scope, spec, request);
-    return position === undefined
-      ? readCursorPage(primary)
-      : this.replicas.readFrom(position, readCursorPage);
+    if (!isAscending(request.sort)) return this.replicas.read(readCursorPage);
+    const fence = await this.orders.horizonAndPosition(primary.shared());
+    spec.horizon = fence.horizon;
+    return this.replicas.readFrom(fence.position, readCursorPage);
   }
 
   private async readCursorMode(

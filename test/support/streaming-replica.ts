@@ -40,7 +40,8 @@ export async function startStreamingReplica(
       // replica streams what it needs from the backup's start on).
       filter: (source) =>
         !['postmaster.pid', 'postmaster.opts'].some((f) => source === join(dataDir, f)) &&
-        !source.startsWith(`${join(dataDir, 'pg_wal')}/`),
+        // Nor the primary's replication slots (a standby would keep them, pinning its WAL).
+        !['pg_wal', 'pg_replslot'].some((d) => source.startsWith(`${join(dataDir, d)}/`)),
     });
     const [stopped] = (
       await admin.query<{ labelfile: string }>(`SELECT labelfile FROM pg_backup_stop(false)`)

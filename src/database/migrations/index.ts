@@ -23,6 +23,7 @@ import { ErasureImportIndexes1769000000002 } from './1769000000002-erasure-impor
 import { TicketTokenPerTenant1770000000000 } from './1770000000000-ticket-token-per-tenant.js';
 import { TenantKeys1770000000001 } from './1770000000001-tenant-keys.js';
 import { ImportFairQueue1770000000002 } from './1770000000002-import-fair-queue.js';
+import { DatabaseId1770000000003 } from './1770000000003-database-id.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   TicketTokenPerTenant1770000000000,
   TenantKeys1770000000001,
   ImportFairQueue1770000000002,
+  DatabaseId1770000000003,
 ];
