@@ -111,8 +111,10 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await Promise.all(this.replicas.map((r) => r.checking));
-    await Promise.all(this.replicas.map((r) => r.probe?.end().catch(() => undefined)));
+    await Promise.all(this.replicas.flatMap((r) => (r.checking ? [r.checking] : [])));
+    await Promise.all(
+      this.replicas.flatMap((r) => (r.probe ? [r.probe.end().catch(() => undefined)] : [])),
+    );
     await Promise.all(
       this.replicas.filter((r) => r.dataSource.isInitialized).map((r) => r.dataSource.destroy()),
     );

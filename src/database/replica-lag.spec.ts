@@ -28,6 +28,6 @@ describe('ReplicaLag', () => {
 
   it('parses WAL positions as PostgreSQL prints them, and refuses anything else', () => {
     expect(parseLsn('16/B374D848')).toBe((0x16n << 32n) | 0xb374d848n);
-    expect(() => parseLsn('16-B374D848')).toThrow();
+    expect(() => parseLsn('16-B374D848')).toThrow(/not a WAL position/);
   });
 });
