@@ -16,7 +16,8 @@ const FLOOD = 1_500;
  * CONTRACT 8, fairness, with real processes: one tenant queues a flood of imports, another
  * queues a few after it; two worker-only processes then drain the queue. The second tenant's
  * imports are taken at the next turns (import-lanes.repository.ts), not after the flood:
- * only a few batches of the flood are imported before them.
+ * only a few batches of the flood are imported before them. A third tenant that arrives
+ * while the flood drains takes turns with it from the present turn on.
  */
 describe('imports: one tenant’s flood never delays another tenant’s imports', () => {
   let env: Record<string, string>;
@@ -91,11 +92,16 @@ describe('imports: one tenant’s flood never delays another tenant’s imports'
   it(`${FLOOD} imports of one tenant, then 5 of another: two worker processes take the 5 within the first turns`, async () => {
     const api = await startServer({ ...env, WORKER: 'off' });
     children.push(api);
-    const [flooder, quiet] = [await shop(api, 'Flooder'), await shop(api, 'Quiet')];
+    const [flooder, quiet, late] = [
+      await shop(api, 'Flooder'),
+      await shop(api, 'Quiet'),
+      await shop(api, 'Late'),
+    ];
     await accept(api, flooder.token, FLOOD, 'flood');
     await accept(api, quiet.token, 5, 'quiet');
 
-    const workerEnv = { ...env, WORKER_CONCURRENCY: '2', IMPORT_BATCH_SIZE: '5' };
+    // Small batches, so the flood takes long enough to drain for the late tenant to arrive.
+    const workerEnv = { ...env, WORKER_CONCURRENCY: '1', IMPORT_BATCH_SIZE: '2' };
     children.push(...(await Promise.all([startWorker(workerEnv), startWorker(workerEnv)])));
     await within(60_000, async () => (await imported(quiet.tenantId)) === 5);
 
@@ -105,12 +111,33 @@ describe('imports: one tenant’s flood never delays another tenant’s imports'
        WHERE tenant_id = $1 AND id < (SELECT max(id) FROM orders WHERE tenant_id = $2)`,
       [flooder.tenantId, quiet.tenantId],
     );
-    // Two processes × two pollers × batches of 5 in flight, and the five turns themselves:
+    // Two processes × one poller × batches of 2 in flight, and the five turns themselves:
     // FIFO would put the whole flood first.
-    expect(rows[0].before).toBeLessThanOrEqual(60);
+    expect(rows[0].before).toBeLessThanOrEqual(30);
     console.log(
       `import fairness: ${rows[0].before} of ${FLOOD} flood imports went before the other tenant's 5`,
     );
+
+    // A tenant arriving while the flood drains takes turns with it, from the present turn on
+    // (the clock): its 300 imports neither wait for the flood nor push it aside.
+    await within(60_000, async () => (await imported(flooder.tenantId)) >= 500);
+    await accept(api, late.token, 300, 'late');
+    await within(60_000, async () => (await imported(late.tenantId)) === 300);
+    const { rows: interleaved } = await db.query<{ flood: number; left: number }>(
+      `WITH late AS (SELECT min(id) AS first, max(id) AS last FROM orders WHERE tenant_id = $2)
+       SELECT (SELECT count(*)::int FROM orders, late
+               WHERE tenant_id = $1 AND id BETWEEN late.first AND late.last) AS flood,
+              (SELECT count(*)::int FROM marketplace_imports
+               WHERE tenant_id = $1 AND status <> 'imported') AS left`,
+      [flooder.tenantId, late.tenantId],
+    );
+    console.log(
+      `import fairness: ${interleaved[0].flood} flood imports went between the late tenant's first and last of 300`,
+    );
+    // Turn by turn, about as many of the flood as of the late tenant; a clock left at zero
+    // would put all 300 first (only the imports in flight between them).
+    expect(interleaved[0].flood).toBeGreaterThanOrEqual(100);
+    expect(interleaved[0].left).toBeGreaterThan(0);
 
     await within(120_000, async () => (await imported(flooder.tenantId)) === FLOOD);
     for (const child of children) child.child.kill('SIGTERM');
