@@ -97,6 +97,26 @@ describe('maintenance', () => {
     await state.refresh();
     expect(state.revokedCount.tokens).toBe(before - 1);
   });
+
+  it('enters apps missing from the client directory (made by the release before it), which then get tokens', async () => {
+    const old = await newApp(t, tenantId);
+    // As the previous release made apps: no directory row.
+    await t.dataSource.query('DELETE FROM app_clients WHERE client_id = $1', [old.clientId]);
+    const token = () =>
+      t.http.post('/builders/oauth/token').send({
+        grant_type: 'client_credentials',
+        client_id: old.clientId,
+        client_secret: old.clientSecret,
+        scope: 'orders:read',
+      });
+    expect((await token()).status).toBe(401);
+
+    const counts = await t.app.get(Maintenance).purgeExpired();
+    expect(counts.directory_backfilled).toBe(1);
+    expect(await count('SELECT 1 FROM app_clients WHERE client_id = $1', [old.clientId])).toBe(1);
+    expect((await token()).status).toBe(200);
+    expect((await t.app.get(Maintenance).purgeExpired()).directory_backfilled).toBe(0);
+  });
 });
 
 describe('credentials listener', () => {

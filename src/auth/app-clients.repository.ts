@@ -14,6 +14,19 @@ export class AppClientsRepository {
     await db.rows('INSERT INTO app_clients (tenant_id, client_id) VALUES ($1, $2)', [clientId]);
   }
 
+  /**
+   * Enters every app missing from the directory (one made by a process of the release before
+   * it, during a rolling deploy); returns how many. A scan of `apps`, which is small.
+   */
+  backfill(db: CrossTenantSql): Promise<number> {
+    return db.count(
+      `INSERT INTO app_clients (client_id, tenant_id)
+       SELECT a.client_id, a.tenant_id FROM apps a
+       WHERE NOT EXISTS (SELECT 1 FROM app_clients d WHERE d.client_id = a.client_id)
+       ON CONFLICT (client_id) DO NOTHING`,
+    );
+  }
+
   async tenantOf(db: CrossTenantSql, clientId: string): Promise<number | undefined> {
     const row = await db.first<{ tenant_id: number }>(
       'SELECT tenant_id FROM app_clients WHERE client_id = $1',

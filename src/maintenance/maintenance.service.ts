@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config.js';
 import { EventRetentionRepository } from '../events/event-retention.repository.js';
 import { JobQueue, MAINTENANCE_QUEUE } from '../queue/job-queue.service.js';
 import { WebhookRecovery } from '../webhooks/webhook-recovery.service.js';
+import { AppClientsRepository } from '../auth/app-clients.repository.js';
 import { ExpiredRowsRepository, type TenantPurgeCounts } from './expired-rows.repository.js';
 
 export { MAINTENANCE_QUEUE } from '../queue/job-queue.service.js';
@@ -17,6 +18,8 @@ export type PurgeCounts = TenantPurgeCounts & {
   rate_limits: number;
   events: number;
   requeued_deliveries: number;
+  /** Apps entered into the client directory (made by the release before it). */
+  directory_backfilled: number;
 };
 
 /**
@@ -35,6 +38,7 @@ export class Maintenance implements OnApplicationBootstrap {
     private readonly webhooks: WebhookRecovery,
     private readonly expiredRows: ExpiredRowsRepository,
     private readonly eventRetention: EventRetentionRepository,
+    private readonly clients: AppClientsRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -54,6 +58,9 @@ export class Maintenance implements OnApplicationBootstrap {
       rate_limits: await this.expiredRows.purgeRateLimits(db.shared()),
       events: await this.purgeExpiredEvents(),
       requeued_deliveries: await this.webhooks.requeueOverdue(),
+      directory_backfilled: await this.clients.backfill(
+        db.crossTenant('client-directory-backfill'),
+      ),
     };
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     if (total > 0) this.logger.log({ purged: counts }, 'expired rows purged');

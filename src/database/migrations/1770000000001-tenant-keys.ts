@@ -11,7 +11,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   path; a database with rows of no tenant stops the migration with a message.
  *
  * Indexes are built CONCURRENTLY outside a transaction and become primary keys with
- * `USING INDEX`, so writers are held only for the swap. NOT NULL is proven by a validated
+ * `USING INDEX`, so writers are held only for the swap. Apps made by processes of the
+ * previous release while this runs (a rolling deploy) are entered into the directory by
+ * maintenance (AppClientsRepository.backfill) within its 5 minutes. NOT NULL is proven by a validated
  * CHECK first, so SET NOT NULL does not scan under an exclusive lock. Each step can run again
  * after a failure half-way.
  */
@@ -21,12 +23,21 @@ export class TenantKeys1770000000001 implements MigrationInterface {
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    await this.clientDirectory(q);
-    await this.auditTenantNotNull(q);
-    await this.swapPrimaryKey(q, 'app_tokens', 'tenant_id, jti');
-    await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS app_tokens_jti_idx ON app_tokens (jti)`);
-    await this.swapPrimaryKey(q, 'customer_sessions', 'tenant_id, id');
-    await this.swapPrimaryKey(q, 'audit_log', 'tenant_id, id');
+    // An exclusive lock queued behind a long transaction would stall every token check and
+    // login behind it: past 10 s the step fails instead, and the migration can run again.
+    await q.query(`SET lock_timeout = '10s'`);
+    try {
+      await this.clientDirectory(q);
+      await this.auditTenantNotNull(q);
+      await this.swapPrimaryKey(q, 'app_tokens', 'tenant_id, jti');
+      await q.query(
+        `CREATE INDEX CONCURRENTLY IF NOT EXISTS app_tokens_jti_idx ON app_tokens (jti)`,
+      );
+      await this.swapPrimaryKey(q, 'customer_sessions', 'tenant_id, id');
+      await this.swapPrimaryKey(q, 'audit_log', 'tenant_id, id');
+    } finally {
+      await q.query(`RESET lock_timeout`);
+    }
   }
 
   /** Run inside a transaction by the migration runner: no CONCURRENTLY here. */

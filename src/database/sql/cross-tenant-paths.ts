@@ -12,6 +12,10 @@ export const CROSS_TENANT_PATHS = {
     "The webhook dispatcher follows one event log of every tenant in commit order: each batch makes the deliveries of every tenant it holds and locks and wakes those tenants' delivery lines in the same unit.",
   'webhook-recovery':
     'The periodic webhook recovery finds, in every tenant, the deliveries nobody will send (a lapsed lease, a lost job) and the tenants with deliveries in line, to wake each tenant on its own.',
+  'client-directory-backfill':
+    'Maintenance enters into the client directory every app missing from it, of any tenant: ' +
+    'apps made by a process of the previous release during a rolling deploy, which knew no ' +
+    'directory.',
   'expired-rows-purge':
     'Maintenance deletes the expired Idempotency-Keys, app tokens, customer sessions and tickets of every tenant, one statement per table, once per cluster.',
   'event-retention':
