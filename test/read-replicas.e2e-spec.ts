@@ -261,9 +261,12 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
     const reads = await readsBy();
     // Pages of this walk, not reads of earlier tests.
     for (const name of replicaNames) {
-      expect(reads[name] - (readsBefore[name] ?? 0)).toBeGreaterThan(20);
+      expect(reads[name] - (readsBefore[name] ?? 0)).toBeGreaterThan(5);
     }
-    console.log(`feed walk: ${pages} pages, ${total} events each seen once; reads by pool`, reads);
+    const served = replicaNames.map((name) => reads[name] - (readsBefore[name] ?? 0));
+    console.log(
+      `feed walk: ${pages} pages, ${total} events each seen once; pages served by the replicas: ${served.join(', ')}`,
+    );
   }, 60_000);
 
   /** Follows one cursor-mode order walk, its pages spread over `apps`, to `has_more: false`. */
