@@ -109,8 +109,9 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
     const after = await readsBy();
     const served = (pool: string) => (after[pool] ?? 0) - (before[pool] ?? 0);
     expect(served('primary')).toBe(0);
-    // Round robin: two reads each.
-    expect(replicaNames.map(served)).toEqual([2, 2]);
+    // Round robin among the replicas known to be far enough ahead: all four, both taking part.
+    expect(served(replicaNames[0]) + served(replicaNames[1])).toBe(4);
+    for (const name of replicaNames) expect(served(name)).toBeGreaterThan(0);
   });
 
   it('a replica never answers older than the primary when the request came: an erasure, then an export and a list while both replicas are paused', async () => {
@@ -149,7 +150,10 @@ describe('read replicas (two streaming replicas of an owned primary)', () => {
     expect(await listedSkus()).toContain('WHILE-PAUSED');
     expect(await listedSkus()).toContain('WHILE-PAUSED');
     const last = await readsBy();
-    expect(replicaNames.map((n) => (last[n] ?? 0) - (after[n] ?? 0))).toEqual([1, 1]);
+    // A replica known to have replayed far enough goes first, so not always one each.
+    const byReplicas = replicaNames.map((n) => (last[n] ?? 0) - (after[n] ?? 0));
+    expect(byReplicas[0] + byReplicas[1]).toBe(2);
+    expect(last.primary).toBe(after.primary);
   });
 
   it('a standby of another database is never taken: an instance whose primary is another database leaves the replicas out', async () => {

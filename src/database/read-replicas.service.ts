@@ -145,7 +145,7 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
   async readFrom<T>(position: string, work: (db: Db) => Promise<T>): Promise<T> {
     if (this.inUnit()) return this.onPrimary(work);
     const needed = parseLsn(position);
-    const replica = this.pick(needed);
+    const replica = this.pick();
     if (!replica || !(await this.hasReplayed(replica, needed))) return this.onPrimary(work);
     try {
       const result = await work(replica.db);
@@ -198,21 +198,19 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
     return this.transactions.db !== this.transactions.pool;
   }
 
-  /** In rotation, one known to have replayed `needed` first; round robin among equals. */
-  private pick(needed: bigint): Replica | undefined {
-    let fallback: Replica | undefined;
+  /**
+   * The next replica in rotation, round robin: the load spreads evenly. One not yet known to
+   * have replayed far enough is asked (hasReplayed), a small statement on the replica.
+   */
+  private pick(): Replica | undefined {
     for (let i = 0; i < this.replicas.length; i++) {
       const index = (this.next + i) % this.replicas.length;
-      const replica = this.replicas[index];
-      if (!replica.usable) continue;
-      if (replica.replayed >= needed) {
+      if (this.replicas[index].usable) {
         this.next = (index + 1) % this.replicas.length;
-        return replica;
+        return this.replicas[index];
       }
-      fallback ??= replica;
     }
-    if (fallback) this.next = (this.replicas.indexOf(fallback) + 1) % this.replicas.length;
-    return fallback;
+    return undefined;
   }
 
   /** Whether the replica has replayed `needed`, waiting up to FRESHNESS_WAIT_MS for it. */
