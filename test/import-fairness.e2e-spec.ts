@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
+import { sendImports } from './support/marketplace-imports.js';
 import {
   fetchAccessToken,
   runCliJson,
@@ -61,24 +62,8 @@ describe('imports: one tenant’s flood never delays another tenant’s imports'
   }
 
   async function accept(api: ServerProcess, token: string, count: number, prefix: string) {
-    for (let start = 0; start < count; start += 50) {
-      const statuses = await Promise.all(
-        Array.from({ length: Math.min(50, count - start) }, (_, i) =>
-          fetch(`${api.url}/v1/marketplace/orders/import`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-            body: JSON.stringify({
-              marketplace: 'n11',
-              external_order_id: `${prefix}-${start + i}`,
-              customer: { name: 'Ada', email: 'ada@example.com' },
-              shipping_address: { country: 'TR', city: 'Izmir', address: 'Street 1' },
-              items: [{ sku: 'S', name: 'Thing', quantity: 1, unit_price: 5, total: 5 }],
-            }),
-          }).then((r) => r.status),
-        ),
-      );
-      expect(statuses.every((s) => s === 202)).toBe(true);
-    }
+    const statuses = await sendImports(api, token, count, prefix, 50);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(count);
   }
 
   const imported = async (tenantId: number): Promise<number> =>

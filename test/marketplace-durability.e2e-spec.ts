@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/free-port.js';
 import { within } from './support/eventually.js';
+import { sendImports } from './support/marketplace-imports.js';
 import {
   fetchAccessToken,
   runCliJson,
@@ -73,23 +74,7 @@ describe('marketplace import durability', () => {
     count: number,
     prefix: string,
   ): Promise<void> {
-    const statuses: number[] = [];
-    for (let start = 0; start < count; start += 25) {
-      const batch = Array.from({ length: Math.min(25, count - start) }, (_, i) =>
-        fetch(`${server.url}/v1/marketplace/orders/import`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-          body: JSON.stringify({
-            marketplace: 'n11',
-            external_order_id: `${prefix}-${start + i}`,
-            customer: { name: 'Ada', email: 'ada@example.com' },
-            shipping_address: { country: 'TR', city: 'Izmir', address: 'Street 1' },
-            items: [{ sku: 'S', name: 'Thing', quantity: 2, unit_price: 10.05, total: 20.1 }],
-          }),
-        }).then((r) => r.status),
-      );
-      statuses.push(...(await Promise.all(batch)));
-    }
+    const statuses = await sendImports(server, accessToken, count, prefix);
     expect(statuses.filter((s) => s === 202)).toHaveLength(count);
   }
 

@@ -27,6 +27,15 @@ describe('loadAppConfig', () => {
     expect(config.publicUrl).toBe('http://localhost:8080');
   });
 
+  it('reads DATABASE_READ_URLS as a comma-separated list; blank is unset', () => {
+    expect(
+      loadAppConfig({ DATABASE_READ_URLS: ' postgres://r1/x ,postgres://r2/x,' })
+        .DATABASE_READ_URLS,
+    ).toEqual(['postgres://r1/x', 'postgres://r2/x']);
+    expect(loadAppConfig({ DATABASE_READ_URLS: ' ' }).DATABASE_READ_URLS).toBeUndefined();
+    expect(loadAppConfig({}).READ_REPLICA_MAX_LAG_MS).toBe(2000);
+  });
+
   it.each([
     ['PORT', 'abc'],
     ['PORT', '12abc'],
@@ -34,6 +43,8 @@ describe('loadAppConfig', () => {
     ['SEED_DEMO', 'maybe'],
     ['LOG_LEVEL', 'loud'],
     ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_READ_URLS', 'postgres://replica/x, mysql://y'],
+    ['READ_REPLICA_MAX_LAG_MS', '-1'],
     ['PUBLIC_URL', 'not a url'],
     ['SECRET_PEPPER', 'short'],
     ['TRUST_PROXY', 'true'],
