@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './support/test-app.js';
 import { peakInFlight, WebhookReceiver, type ReceivedHook } from './support/webhook-receiver.js';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
-/** The defaults of WEBHOOK_ENDPOINT_CONCURRENCY and WEBHOOK_TENANT_CONCURRENCY. */
+/** WEBHOOK_ENDPOINT_CONCURRENCY and WEBHOOK_TENANT_CONCURRENCY here: small, so the flood fills them. */
 const PER_ENDPOINT = 2;
 const PER_TENANT = 4;
 
@@ -32,6 +32,8 @@ describe('webhook deliveries: one tenant cannot starve another', () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_DISPATCH_INTERVAL_MS: '50',
       WEBHOOK_CONCURRENCY: '8',
+      WEBHOOK_ENDPOINT_CONCURRENCY: String(PER_ENDPOINT),
+      WEBHOOK_TENANT_CONCURRENCY: String(PER_TENANT),
       WEBHOOK_TIMEOUT_SECONDS: '1',
     };
     a = await createTestApp(env, [], undefined, shared.DATABASE_URL);

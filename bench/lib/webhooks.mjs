@@ -1,8 +1,15 @@
-// Webhook delivery under load (CONTRACT 7): orders are created as fast as the service takes
-// them, each order.created goes to a receiver on loopback, and the lag from the create's
-// request to the receiver's answer is measured (an upper bound of commit → 2xx: the commit
-// happens between the two). Then again while another tenant's endpoint never answers, so
-// each of its deliveries waits out WEBHOOK_TIMEOUT_SECONDS.
+// Webhook delivery under load (CONTRACT 7): each order.created goes to a receiver on loopback,
+// and the lag from the create's request to the receiver's answer is measured (an upper bound
+// of commit → 2xx: the commit happens between the two).
+//
+// "The rate one instance sustains" is found, not assumed: orders are created on a fixed
+// schedule (open loop) at rising rates, webhooks on, and the highest rate whose creates were
+// all answered 201 with p99 ≤ CREATE_P99_MS is the instance's sustained rate (its clients
+// served on time while it also delivers; a rate missed is tried once more, for the hiccups of
+// a shared machine). At that rate the target is checked alone, then
+// while another tenant's endpoint never answers (each of its deliveries waits out the
+// timeout). A closed-loop run with `connections` creating as fast as they can, first (it also
+// warms the process up), shows the instance driven past that rate (overload: not the target).
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { promisify } from 'node:util';
@@ -14,6 +21,14 @@ import { table } from './report.mjs';
 const run = promisify(execFile);
 /** Target of CONTRACT 7. */
 const P99_TARGET_MS = 1000;
+/** A step is sustained when its creates were answered this fast (p99) and all 201. */
+const CREATE_P99_MS = 250;
+/** The schedule's first rate (orders/s), its factor per step, and a ceiling. */
+const FIRST_RATE = 50;
+const STEP = 1.25;
+const MAX_RATE = 2000;
+/** Requests in flight at once in the open loop; more are late (the step is not sustained). */
+const MAX_IN_FLIGHT = 256;
 
 export async function webhooks(service, { seconds, connections }) {
   const receiver = await startReceiver();
@@ -26,76 +41,151 @@ export async function webhooks(service, { seconds, connections }) {
     );
     await endpoint(service, token, `${receiver.url}/fast`);
     const productIds = await demoProducts(service);
-    const load = { service, token, productIds, receiver, seconds, connections };
-    const alone = await measure(load);
-    const noisy = await noisyTenant(service, receiver);
-    let besideNoisy;
-    try {
-      besideNoisy = await measure(load);
-    } finally {
-      noisy.stop();
-      await noisy.done;
+    const load = { service, token, productIds, receiver, seconds };
+    // First, so that the schedule starts on a warm process (JIT, pools, caches).
+    const overload = await measure(load, closedLoop(connections));
+    const steps = [];
+    let sustained;
+    for (let rate = FIRST_RATE; rate <= MAX_RATE; rate = Math.round(rate * STEP)) {
+      let step = await measure(load, openLoop(rate));
+      // A shared machine has hiccups: a rate missed once is tried again before it counts.
+      if (!servedOnTime(step, rate, seconds)) {
+        steps.push({ ...step, retried: true });
+        step = await measure(load, openLoop(rate));
+      }
+      steps.push(step);
+      if (!servedOnTime(step, rate, seconds)) break;
+      sustained = step;
     }
-    const row = (name, m) => [
-      name,
-      m.created,
-      Math.round(m.delivered / seconds),
-      `${m.p50} / ${m.p99}`,
-      m.backlog.join(' → '),
-      m.drainMs === undefined ? 'no (60 s)' : `${m.drainMs} ms`,
-    ];
+    const rows = steps.map((m) =>
+      row(
+        `${m.rate}/s${m === sustained ? ' (sustained)' : m.retried ? ' (missed, tried again)' : ''}`,
+        m,
+      ),
+    );
+    let besideNoisy;
+    if (sustained) {
+      const noisy = await noisyTenant(service, receiver);
+      try {
+        besideNoisy = await measure(load, openLoop(sustained.rate));
+      } finally {
+        noisy.stop();
+        await noisy.done;
+      }
+      rows.push(row(`${sustained.rate}/s, another tenant's endpoint times out`, besideNoisy));
+    }
+    rows.push(row(`overload: ${connections} connections, closed loop`, overload));
+    const met = sustained !== undefined && [sustained, besideNoisy].every((m) => meetsTarget(m));
     return [
       '',
-      `Webhooks (service only): orders created by ${connections} connections for ${seconds} s, each order.created delivered to a receiver on loopback; lag from the create's request to the receiver's answer. Then the same while another tenant's endpoint never answers (its ${noisy.orders} orders' deliveries each wait out the timeout):`,
+      `Webhooks (service only): orders created on a fixed schedule, ${seconds} s per rate, rising by ${STEP}× until the creates are no longer all 201 with p99 ≤ ${CREATE_P99_MS} ms; each order.created delivered to a receiver on loopback; lag from the create's request to the receiver's answer. The last rate served on time is the rate the instance sustains; it runs again while another tenant's endpoint never answers. First (listed last), ${connections} connections create as fast as they can, past the sustained rate:`,
       '',
       table(
         [
           'run',
-          'orders',
+          'orders/s',
+          'create p99 ms',
           'deliveries/s',
           'lag p50 / p99 ms',
           'backlog at ¼ ½ ¾ end',
           'all delivered after the load',
         ],
-        [row('alone', alone), row("another tenant's endpoint times out", besideNoisy)],
+        rows,
       ),
       '',
-      `Target (p99 ≤ ${P99_TARGET_MS} ms, every delivery made once the load stops): ${
-        [alone, besideNoisy].every((m) => m.p99 <= P99_TARGET_MS && m.drainMs !== undefined)
-          ? 'met'
-          : 'MISSED'
+      `Target at the sustained rate (p99 ≤ ${P99_TARGET_MS} ms, all delivered within ${P99_TARGET_MS} ms of the load's end, alone and beside the failing endpoint): ${
+        met ? 'met' : 'MISSED'
       }.`,
     ].join('\n');
   } finally {
     await receiver.close();
   }
+
+  function row(name, m) {
+    return [
+      name,
+      Math.round(m.created / seconds),
+      m.createP99,
+      Math.round(m.delivered / seconds),
+      `${m.p50} / ${m.p99}`,
+      m.backlog.join(' → '),
+      m.drainMs === undefined ? 'no (60 s)' : `${m.drainMs} ms`,
+    ];
+  }
 }
 
-/** Creates orders with `connections` loops for `seconds`; the deliveries' lags. */
-async function measure({ service, token, productIds, receiver, seconds, connections }) {
+function servedOnTime(m, rate, seconds) {
+  return (
+    m.failed === 0 &&
+    m.late === 0 &&
+    m.created >= rate * seconds * 0.99 &&
+    m.createP99 <= CREATE_P99_MS
+  );
+}
+
+function meetsTarget(m) {
+  return m.p99 <= P99_TARGET_MS && m.drainMs !== undefined && m.drainMs <= P99_TARGET_MS;
+}
+
+/** Sends `create()` `rate` times a second on a fixed schedule for `ms`. */
+function openLoop(rate) {
+  return async (ms, create) => {
+    const start = performance.now();
+    const total = Math.round((rate * ms) / 1000);
+    const inFlight = new Set();
+    let late = 0;
+    for (let i = 0; i < total; i++) {
+      const wait = start + (i * 1000) / rate - performance.now();
+      if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (inFlight.size >= MAX_IN_FLIGHT) {
+        late++;
+        await Promise.race(inFlight);
+      }
+      const sent = create().finally(() => inFlight.delete(sent));
+      inFlight.add(sent);
+    }
+    await Promise.all(inFlight);
+    return { rate, late };
+  };
+}
+
+/** `connections` loops each creating the next order once the previous is answered. */
+function closedLoop(connections) {
+  return async (ms, create) => {
+    const end = performance.now() + ms;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < end) await create();
+      }),
+    );
+    return { late: 0 };
+  };
+}
+
+/** Creates orders as `drive` schedules them for `seconds`; the deliveries' lags. */
+async function measure({ service, token, productIds, receiver, seconds }, drive) {
   const sent = new Map();
+  const createMs = [];
+  let failed = 0;
   receiver.arrivals.clear();
   const body = JSON.stringify(benchOrder(productIds));
-  const end = performance.now() + seconds * 1000;
   const backlog = [];
   const sampler = setInterval(
     () => backlog.push(sent.size - delivered(sent, receiver)),
     (seconds * 1000) / 4,
   );
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < end) {
-        const at = performance.now();
-        const response = await fetch(`${service.base}/v1/orders`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body,
-        });
-        const order = await response.json();
-        if (response.status === 201) sent.set(order.id, at);
-      }
-    }),
-  );
+  const { rate, late } = await drive(seconds * 1000, async () => {
+    const at = performance.now();
+    const response = await fetch(`${service.base}/v1/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body,
+    });
+    const order = await response.json();
+    createMs.push(performance.now() - at);
+    if (response.status === 201) sent.set(order.id, at);
+    else failed++;
+  });
   clearInterval(sampler);
   backlog.push(sent.size - delivered(sent, receiver));
   const deliveredDuringLoad = delivered(sent, receiver);
@@ -110,17 +200,24 @@ async function measure({ service, token, productIds, receiver, seconds, connecti
   }
   const lags = [...sent]
     .filter(([id]) => receiver.arrivals.has(id))
-    .map(([id, at]) => receiver.arrivals.get(id) - at)
-    .sort((a, b) => a - b);
-  const pct = (p) => Math.round(lags[Math.min(lags.length - 1, Math.ceil(p * lags.length) - 1)]);
+    .map(([id, at]) => receiver.arrivals.get(id) - at);
   return {
+    rate,
+    late,
+    failed,
     created: sent.size,
+    createP99: percentile(createMs, 0.99),
     delivered: deliveredDuringLoad,
-    p50: pct(0.5),
-    p99: pct(0.99),
+    p50: percentile(lags, 0.5),
+    p99: percentile(lags, 0.99),
     backlog,
     drainMs,
   };
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN);
 }
 
 function delivered(sent, receiver) {

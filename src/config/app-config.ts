@@ -289,19 +289,24 @@ export class AppConfig {
   /**
    * Deliveries in flight at once per worker process, each on its own poller: a slow
    * receiver holds one of them for at most WEBHOOK_TIMEOUT_SECONDS, never a whole batch.
+   * Twice WEBHOOK_TENANT_CONCURRENCY: one tenant's silent endpoints hold half the pollers.
    */
   @Transform(toInteger)
   @IsInt()
   @Min(1)
-  @Max(64)
-  WEBHOOK_CONCURRENCY = 8;
+  @Max(256)
+  WEBHOOK_CONCURRENCY = 64;
 
-  /** How often each process looks for new events to dispatch (one dispatches at a time). */
+  /**
+   * How often each process looks for new events to dispatch (one dispatches at a time). A
+   * look that finds nothing is one small read (no write), so it can be often: it bounds the
+   * lag from commit to delivery.
+   */
   @Transform(toInteger)
   @IsInt()
   @Min(50)
   @Max(60_000)
-  WEBHOOK_DISPATCH_INTERVAL_MS = 1000;
+  WEBHOOK_DISPATCH_INTERVAL_MS = 100;
 
   /** Failed logins per (tenant, email) per window before 429. */
   @Transform(toInteger)
@@ -377,18 +382,19 @@ export class AppConfig {
   /**
    * Webhook attempts in flight at once per endpoint and per tenant, across all processes:
    * a slow endpoint holds at most its own share, a tenant at most its share of the pollers.
+   * 16 per endpoint keeps up with one instance's sustained order rate (docs/BENCHMARKS.md).
    */
   @Transform(toInteger)
   @IsInt()
   @Min(1)
   @Max(64)
-  WEBHOOK_ENDPOINT_CONCURRENCY = 2;
+  WEBHOOK_ENDPOINT_CONCURRENCY = 16;
 
   @Transform(toInteger)
   @IsInt()
   @Min(1)
   @Max(256)
-  WEBHOOK_TENANT_CONCURRENCY = 4;
+  WEBHOOK_TENANT_CONCURRENCY = 32;
 
   /**
    * Client connections one process holds open; new ones beyond are closed as they arrive.

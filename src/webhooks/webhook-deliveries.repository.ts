@@ -31,24 +31,76 @@ export const DISABLE_AFTER_FAILING_DAYS = 5;
  */
 const STREAK_GAP_HOURS = 24;
 
+/**
+ * A DeliveryTarget's columns, from a delivery `d` (its endpoint_id), its endpoint `ep` and its
+ * event `e`; the row goes through `toTarget`.
+ */
+export const TARGET_COLUMNS = `d.endpoint_id, ep.app_id, ep.url, ep.secret_ciphertext,
+  CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END
+    AS previous_secret_ciphertext,
+  json_build_object('id', e.id, 'type', e.type, 'data', e.data, 'created_at', e.created_at) AS event`;
+
+/** A row of TARGET_COLUMNS as the driver returns it. */
+export type TargetRow = Omit<DeliveryTarget, 'event'> & {
+  event: DeliveryTarget['event'] & { created_at: string };
+};
+
+export function toTarget(row: TargetRow): DeliveryTarget {
+  return { ...row, event: { ...row.event, created_at: new Date(row.event.created_at) } };
+}
+
+/**
+ * The CTEs `recorded` (attempt `attempt` of delivery `id`: its outcome, and its claim
+ * released; RETURNING endpoint_id; no row when the claim is no longer that attempt's) and
+ * `streak_ended` (a success ends the endpoint's failure streak). The arguments are the
+ * statement's placeholders or literals; `$1` is the tenant.
+ */
+export function recordCtes(p: {
+  id: string;
+  attempt: string;
+  state: string;
+  statusCode: string;
+  error: string;
+  retryIn: string;
+}): string {
+  return `recorded AS (
+         UPDATE webhook_deliveries SET
+           state = ${p.state},
+           last_status_code = ${p.statusCode},
+           last_error = left(${p.error}, 500),
+           next_attempt_at = now() + make_interval(secs => ${p.retryIn}),
+           claimed_until = NULL
+         WHERE tenant_id = $1 AND id = ${p.id} AND attempts = ${p.attempt} AND state = 'pending'
+           AND claimed_until IS NOT NULL
+         RETURNING endpoint_id),
+       streak_ended AS (
+         UPDATE webhook_endpoints ep SET failing_since = NULL FROM recorded
+         WHERE ${p.state} = 'succeeded' AND ep.tenant_id = $1 AND ep.id = recorded.endpoint_id
+           AND ep.failing_since IS NOT NULL)`;
+}
+
+const RECORD = `WITH ${recordCtes({
+  id: '$2',
+  attempt: '$3',
+  state: '$4',
+  statusCode: '$5',
+  error: '$6',
+  retryIn: '$7',
+})} SELECT 1 FROM recorded`;
+
 /** Delivery attempts' SQL on the tenant path ($1 is the tenant). */
 @Injectable()
 export class WebhookDeliveriesRepository {
   async target(db: TenantSql, deliveryId: number): Promise<DeliveryTarget | undefined> {
-    const row = await db.first<
-      Omit<DeliveryTarget, 'event'> & { event: DeliveryTarget['event'] & { created_at: string } }
-    >(
-      `SELECT d.endpoint_id, ep.app_id, ep.url, ep.secret_ciphertext,
-           CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END
-             AS previous_secret_ciphertext,
-           json_build_object('id', e.id, 'type', e.type, 'data', e.data, 'created_at', e.created_at) AS event
+    const row = await db.first<TargetRow>(
+      `SELECT ${TARGET_COLUMNS}
          FROM webhook_deliveries d
          JOIN webhook_endpoints ep ON ep.tenant_id = d.tenant_id AND ep.id = d.endpoint_id
          JOIN events e ON e.tenant_id = d.tenant_id AND e.seq = d.event_seq
          WHERE d.tenant_id = $1 AND d.id = $2`,
       [deliveryId],
     );
-    return row && { ...row, event: { ...row.event, created_at: new Date(row.event.created_at) } };
+    return row && toTarget(row);
   }
 
   /**
@@ -62,24 +114,14 @@ export class WebhookDeliveriesRepository {
     attempt: number,
     outcome: AttemptRecord,
   ): Promise<boolean> {
-    const rows = await db.rows(
-      `WITH recorded AS (
-         UPDATE webhook_deliveries SET
-           state = $4,
-           last_status_code = $5,
-           last_error = left($6, 500),
-           next_attempt_at = now() + make_interval(secs => $7),
-           claimed_until = NULL
-         WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND state = 'pending'
-           AND claimed_until IS NOT NULL
-         RETURNING endpoint_id),
-       streak_ended AS (
-         UPDATE webhook_endpoints ep SET failing_since = NULL FROM recorded
-         WHERE $4 = 'succeeded' AND ep.tenant_id = $1 AND ep.id = recorded.endpoint_id
-           AND ep.failing_since IS NOT NULL)
-       SELECT 1 FROM recorded`,
-      [deliveryId, attempt, outcome.state, outcome.statusCode, outcome.error, outcome.retryIn],
-    );
+    const rows = await db.rows(RECORD, [
+      deliveryId,
+      attempt,
+      outcome.state,
+      outcome.statusCode,
+      outcome.error,
+      outcome.retryIn,
+    ]);
     return rows.length > 0;
   }
 

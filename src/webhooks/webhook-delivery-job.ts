@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { WEBHOOK_QUEUE } from '../queue/job-queue.service.js';
+import type { DeliveryTarget } from './webhook-deliveries.repository.js';
 
 export { WEBHOOK_QUEUE };
 
@@ -10,6 +11,14 @@ export { WEBHOOK_QUEUE };
 export interface DeliveryJob {
   tenantId: number;
   deliveryId: number;
+}
+
+/**
+ * A delivery handed to the poller that released a slot; `claimed` when that slot was
+ * transferred to it (the attempt is claimed, its target read).
+ */
+export interface HandedDelivery extends DeliveryJob {
+  claimed?: { attempt: number; target: DeliveryTarget };
 }
 
 export interface DeliveryJobTiming {

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { CrossTenantSql } from '../database/sql/cross-tenant-sql.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
+import {
+  recordCtes,
+  TARGET_COLUMNS,
+  toTarget,
+  type DeliveryTarget,
+  type TargetRow,
+} from './webhook-deliveries.repository.js';
 
 /** How many attempts may be in flight at once, and how long a claim or a wake holds a slot. */
 export interface SlotLimits {
@@ -55,6 +62,8 @@ function wakeStatement(tenants: string): string {
        woken AS (
          UPDATE webhook_deliveries d SET woken_until = now() + make_interval(secs => $4)
          FROM chosen WHERE d.tenant_id = chosen.tenant_id AND d.id = chosen.id
+           -- Again on the row as it is when locked: a transfer (no lock) may have claimed it.
+           AND d.waiting_since IS NOT NULL AND d.state = 'pending'
          RETURNING d.tenant_id, d.id)
        SELECT tenant_id AS "tenantId", id AS "deliveryId" FROM woken`;
 }
@@ -62,8 +71,86 @@ function wakeStatement(tenants: string): string {
 const WAKE_TENANT = wakeStatement('SELECT $1::bigint AS tenant_id');
 const WAKE_TENANTS = wakeStatement('SELECT DISTINCT unnest($1::bigint[]) AS tenant_id');
 
+/**
+ * The CTEs that hand a released slot of endpoint `$2` on (see `transfer`), `gate` a condition
+ * the hand-off also needs; `$3` and `$4` are the per-endpoint slots and the lease seconds.
+ * `handed` is the claimed delivery's id, attempt and TARGET_COLUMNS (no row: none).
+ */
+function transferCtes(gate: string): string {
+  return `rival AS (
+           -- The first in line of the tenant's other endpoints that have a free slot.
+           SELECT first.next_attempt_at, first.id
+           FROM webhook_endpoints ep CROSS JOIN LATERAL (
+             SELECT o.next_attempt_at, o.id FROM webhook_deliveries o
+             WHERE o.tenant_id = ep.tenant_id AND o.endpoint_id = ep.id
+               AND o.waiting_since IS NOT NULL AND o.state = 'pending'
+               AND (o.woken_until IS NULL OR o.woken_until <= now())
+             ORDER BY o.next_attempt_at, o.id LIMIT 1) first
+           WHERE ep.tenant_id = $1 AND ep.id <> $2 AND ep.active
+             AND (SELECT count(*) FROM webhook_deliveries t
+                  WHERE t.tenant_id = $1 AND t.endpoint_id = ep.id
+                    AND (t.claimed_until > now() OR t.woken_until > now())) < $3
+           ORDER BY first.next_attempt_at, first.id LIMIT 1),
+         head AS (
+           -- Locked only when it is to be claimed: a row held here and then a wait for the
+           -- tenant's lock could deadlock with a wake that holds the lock and wants the row.
+           -- FOR UPDATE (not NO KEY UPDATE): lineWaiting's KEY SHARE skips the row.
+           SELECT d.id FROM webhook_deliveries d
+           WHERE d.tenant_id = $1 AND d.endpoint_id = $2 AND d.waiting_since IS NOT NULL
+             AND (d.next_attempt_at, d.id) < (
+               COALESCE((SELECT next_attempt_at FROM rival), 'infinity'),
+               COALESCE((SELECT id FROM rival), 9223372036854775807))
+             AND d.state = 'pending' AND (d.woken_until IS NULL OR d.woken_until <= now())
+             AND ${gate}
+             AND EXISTS (
+               SELECT 1 FROM webhook_endpoints ep
+               JOIN apps a ON a.tenant_id = ep.tenant_id AND a.id = ep.app_id AND a.active
+               WHERE ep.tenant_id = $1 AND ep.id = $2 AND ep.active)
+           ORDER BY d.next_attempt_at, d.id LIMIT 1
+           FOR UPDATE OF d SKIP LOCKED),
+         claimed AS (
+           UPDATE webhook_deliveries d SET
+             attempts = d.attempts + 1,
+             last_attempt_at = now(),
+             claimed_until = now() + make_interval(secs => $4),
+             waiting_since = NULL,
+             woken_until = NULL
+           FROM head WHERE d.tenant_id = $1 AND d.id = head.id
+           RETURNING d.id, d.attempts, d.endpoint_id, d.event_seq),
+         handed AS (
+           SELECT d.id AS "deliveryId", d.attempts AS attempt, ${TARGET_COLUMNS}
+           FROM claimed d
+           JOIN webhook_endpoints ep ON ep.tenant_id = $1 AND ep.id = d.endpoint_id
+           JOIN events e ON e.tenant_id = $1 AND e.seq = d.event_seq)`;
+}
+
+const TRANSFER = `WITH ${transferCtes('true')} SELECT * FROM handed`;
+
+/**
+ * A success recorded (attempt `$6` of delivery `$5`, status `$7`) and its slot handed on, in
+ * one statement: the steady path of a busy endpoint costs one round trip and one commit.
+ */
+const SUCCEED_AND_TRANSFER = `WITH ${recordCtes({
+  id: '$5',
+  attempt: '$6',
+  state: `'succeeded'`,
+  statusCode: '$7',
+  error: 'NULL::text',
+  retryIn: 'NULL::float8',
+})}, ${transferCtes('EXISTS (SELECT 1 FROM recorded)')}
+  SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, handed.*
+  FROM (SELECT 1) AS one LEFT JOIN handed ON true`;
+
 /** The advisory lock key of a tenant's slots, from `$1` (a tenant id). */
 const LOCK_TENANT = `SELECT pg_advisory_xact_lock(${TENANT_SLOTS_LOCK}, ($1::bigint % 2147483647)::int)`;
+const LOCK_TENANT_SHARED = `SELECT pg_advisory_xact_lock_shared(${TENANT_SLOTS_LOCK}, ($1::bigint % 2147483647)::int)`;
+
+/** An attempt claimed by a transfer, with what sending it needs. */
+export interface TransferredAttempt {
+  deliveryId: number;
+  attempt: number;
+  target: DeliveryTarget;
+}
 
 export interface WokenDelivery {
   tenantId: number;
@@ -74,6 +161,8 @@ export interface WokenDelivery {
  * Attempt slots in PostgreSQL, so the caps hold across every process. Every statement here
  * that decides about slots runs after a lock of its tenants in the same transaction: one
  * decision per tenant at a time, each on a snapshot taken after the previous one committed.
+ * Two need none, as they change no count (a held slot becomes an attempt: claimWoken,
+ * transfer); a release that wakes nobody holds the lock shared (lockTenantShared).
  * A job knows its tenant (the tenant path); the dispatcher's batch spans tenants (its
  * cross-tenant path), and so does the recovery's sweep.
  */
@@ -82,6 +171,30 @@ export class WebhookDeliverySlotsRepository {
   /** Serialises the tenant's slot decisions until the transaction ends. */
   async lockTenant(db: TenantSql): Promise<void> {
     await db.rows(LOCK_TENANT);
+  }
+
+  /**
+   * The tenant's lock in shared mode, for a release that wakes nobody: releases go side by
+   * side, while every decision that may count the released slot (the exclusive lock) waits
+   * for their commit, or they wait for its commit and see what it put in line.
+   */
+  async lockTenantShared(db: TenantSql): Promise<void> {
+    await db.rows(LOCK_TENANT_SHARED);
+  }
+
+  /**
+   * Whether the tenant has a delivery in line that no slot is held for and no transfer is
+   * claiming (their rows, locked FOR UPDATE, are skipped). The row found stays locked FOR KEY
+   * SHARE, which no wake or claim waits for (they update no key).
+   */
+  async lineWaiting(db: TenantSql): Promise<boolean> {
+    const rows = await db.rows(
+      `SELECT 1 FROM webhook_deliveries d
+       WHERE d.tenant_id = $1 AND d.waiting_since IS NOT NULL AND d.state = 'pending'
+         AND (d.woken_until IS NULL OR d.woken_until <= now())
+       LIMIT 1 FOR KEY SHARE OF d SKIP LOCKED`,
+    );
+    return rows.length > 0;
   }
 
   /** The same for several tenants, in ascending order: holders of several cannot deadlock. */
@@ -118,6 +231,59 @@ export class WebhookDeliverySlotsRepository {
       [deliveryId, leaseSeconds],
     );
     return row?.attempts;
+  }
+
+  /**
+   * Hands the slot of an attempt just released on `endpointId` to the first in that endpoint's
+   * line, claiming its next attempt and reading its target in one statement: one slot freed
+   * and one taken, of the same endpoint and tenant, so no count changes and no lock is needed
+   * (as claimWoken).
+   * Only when the wake would have chosen it: no other endpoint of the tenant with a free slot
+   * has one in line that fell due earlier; else undefined, and the caller wakes under the lock.
+   * A wake running meanwhile may have counted the released slot as taken: that slot stays
+   * free until the next wake (the line keeps moving through this one).
+   */
+  async transfer(
+    db: TenantSql,
+    endpointId: number,
+    limits: SlotLimits,
+  ): Promise<TransferredAttempt | undefined> {
+    const row = await db.first<TargetRow & { deliveryId: number; attempt: number }>(TRANSFER, [
+      endpointId,
+      limits.perEndpoint,
+      limits.leaseSeconds,
+    ]);
+    return row && { deliveryId: row.deliveryId, attempt: row.attempt, target: toTarget(row) };
+  }
+
+  /**
+   * Records attempt `attempt` of `deliveryId` (on `endpointId`) as a success, releasing its
+   * claim, and hands the slot on as `transfer` does, in one statement (autocommit).
+   * `recorded` false: the claim was no longer this attempt's (nothing written, nothing handed).
+   */
+  async succeedAndTransfer(
+    db: TenantSql,
+    deliveryId: number,
+    attempt: number,
+    statusCode: number | null,
+    endpointId: number,
+    limits: SlotLimits,
+  ): Promise<{ recorded: boolean; next?: TransferredAttempt }> {
+    const row = (await db.first<
+      { recorded: boolean } & (TargetRow & { deliveryId: number; attempt: number })
+    >(SUCCEED_AND_TRANSFER, [
+      endpointId,
+      limits.perEndpoint,
+      limits.leaseSeconds,
+      deliveryId,
+      attempt,
+      statusCode,
+    ]))!;
+    if (row.deliveryId === null) return { recorded: row.recorded };
+    return {
+      recorded: true,
+      next: { deliveryId: row.deliveryId, attempt: row.attempt, target: toTarget(row) },
+    };
   }
 
   /**

@@ -3,11 +3,12 @@ import { BackgroundTransactions } from '../database/background-transactions.js';
 import { AppConfig } from '../config/app-config.js';
 import type { Db } from '../database/sql/db.js';
 import { JobQueue } from '../queue/job-queue.service.js';
-import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
+import { deliveryJob, type DeliveryJob, type HandedDelivery } from './webhook-delivery-job.js';
 import {
   WebhookDeliverySlotsRepository,
   type Claim,
   type SlotLimits,
+  type TransferredAttempt,
 } from './webhook-delivery-slots.repository.js';
 
 /** Beyond the send's own timeout: time to record the outcome before the lease runs out. */
@@ -92,6 +93,77 @@ export class WebhookDeliverySlots {
   }
 
   /**
+   * In a unit that released an attempt's slot on `endpointId`: claims the next attempt of the
+   * first in that endpoint's line with the released slot, without the tenant's lock (see the
+   * repository's `transfer`). Undefined: `lock` and `wake` instead.
+   */
+  async transfer(
+    db: Db,
+    tenantId: number,
+    endpointId: number,
+  ): Promise<HandedDelivery | undefined> {
+    const next = await this.slots.transfer(db.tenant(tenantId), endpointId, this.limits);
+    return next && handed(tenantId, next);
+  }
+
+  /**
+   * The steady path of a busy endpoint, in one statement of its own: attempt `attempt`
+   * recorded as a success and its slot handed to the next in the endpoint's line. No one
+   * taken (or the claim was no longer this attempt's): `release` runs in a unit of its own,
+   * after this commit (its lock orders it against every wake as before; a crash between the
+   * two leaves a free slot that the periodic recovery's wake fills).
+   */
+  async succeedAndTransfer(
+    tenantId: number,
+    deliveryId: number,
+    attempt: number,
+    statusCode: number | null,
+    endpointId: number,
+  ): Promise<HandedDelivery | undefined> {
+    const { next } = await this.slots.succeedAndTransfer(
+      this.transactions.db.tenant(tenantId),
+      deliveryId,
+      attempt,
+      statusCode,
+      endpointId,
+      this.limits,
+    );
+    if (next) return handed(tenantId, next);
+    const { handed: woken, wakeLater } = await this.transactions.run((db) =>
+      this.release(db, tenantId, true),
+    );
+    return wakeLater ? this.wakeLine(tenantId, true) : woken;
+  }
+
+  /**
+   * In a unit that released a slot no transfer took: wakes the tenant's line under the lock
+   * when someone waits in it (`handOff` as in `wake`); else only holds the lock shared, so
+   * releases of one tenant never queue behind each other. `wakeLater`: someone joined the
+   * line before the shared lock was granted; call `wakeLine` once this unit has committed.
+   */
+  async release(
+    db: Db,
+    tenantId: number,
+    handOff: boolean,
+  ): Promise<{ handed?: HandedDelivery; wakeLater: boolean }> {
+    const tenant = db.tenant(tenantId);
+    if (await this.slots.lineWaiting(tenant)) {
+      await this.slots.lockTenant(tenant);
+      return { handed: await this.wake(db, tenantId, handOff), wakeLater: false };
+    }
+    await this.slots.lockTenantShared(tenant);
+    return { wakeLater: await this.slots.lineWaiting(tenant) };
+  }
+
+  /** The tenant's line woken in a unit of its own (after `release` said `wakeLater`). */
+  wakeLine(tenantId: number, handOff: boolean): Promise<HandedDelivery | undefined> {
+    return this.transactions.run(async (db) => {
+      await this.lock(db, tenantId);
+      return this.wake(db, tenantId, handOff);
+    });
+  }
+
+  /**
    * The dispatcher's batch: locks the slots of the tenants that got deliveries (every
    * tenant's batch, its cross-tenant path) and wakes their lines, in the batch's unit.
    */
@@ -108,4 +180,12 @@ export class WebhookDeliverySlots {
     );
     if (woken.length > 0) this.transactions.afterCommit(() => this.wokenListener());
   }
+}
+
+function handed(tenantId: number, next: TransferredAttempt): HandedDelivery {
+  return {
+    tenantId,
+    deliveryId: next.deliveryId,
+    claimed: { attempt: next.attempt, target: next.target },
+  };
 }

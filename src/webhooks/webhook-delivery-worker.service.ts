@@ -10,7 +10,7 @@ import { AppConfig } from '../config/app-config.js';
 import { toEventDto } from '../events/event.mapper.js';
 import { JobQueue } from '../queue/job-queue.service.js';
 import { SecretBox } from './secret-box.js';
-import { WEBHOOK_QUEUE, type DeliveryJob } from './webhook-delivery-job.js';
+import { WEBHOOK_QUEUE, type DeliveryJob, type HandedDelivery } from './webhook-delivery-job.js';
 import {
   WebhookDeliveriesRepository,
   type DeliveryTarget,
@@ -52,15 +52,18 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   /**
    * WEBHOOK_CONCURRENCY pollers of one job each: a receiver that takes the whole timeout
    * holds one poller, and the others go on. After a job a poller asks again at once; idle
-   * ones poll every 2 s (jobs woken here, by the dispatcher or a release, notify them).
+   * ones poll every WEBHOOK_CONCURRENCY / 4 s (at least 2 s), so the process asks about 4
+   * times a second in all however many there are (jobs woken here, by the dispatcher or a
+   * release, notify them at once).
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.WORKER === 'off') return;
     this.slots.onWoken(() => this.wake());
+    const pollingIntervalSeconds = Math.max(2, this.config.WEBHOOK_CONCURRENCY / 4);
     for (let i = 0; i < this.config.WEBHOOK_CONCURRENCY; i++) {
       const id: string = await this.queue.boss.work<DeliveryJob>(
         WEBHOOK_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: 2 },
+        { batchSize: 1, pollingIntervalSeconds },
         async ([job]: Array<PgBoss.Job<DeliveryJob>>) => {
           await this.attempt(job.data);
           this.queue.boss.notifyWorker(id);
@@ -85,24 +88,25 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
    */
   async attempt(job: DeliveryJob): Promise<void> {
     const started = Date.now();
-    let next: DeliveryJob | undefined = job;
+    let next: HandedDelivery | undefined = job;
     while (next) {
       next = await this.attemptOne(next, !this.stopping && Date.now() - started < HAND_OFF_MS);
     }
   }
 
-  private async attemptOne(job: DeliveryJob, handOff: boolean): Promise<DeliveryJob | undefined> {
-    const { tenantId, deliveryId } = job;
-    const claim = await this.slots.claim(tenantId, deliveryId);
-    if (claim.kind !== 'claimed') return undefined;
-    const target = await this.deliveries.target(this.transactions.db.tenant(tenantId), deliveryId);
-    if (!target) return undefined; // deleted with its endpoint meanwhile: nothing to record
+  private async attemptOne(
+    job: HandedDelivery,
+    handOff: boolean,
+  ): Promise<HandedDelivery | undefined> {
+    const claimed = job.claimed ?? (await this.claim(job));
+    if (!claimed) return undefined;
+    const { attempt, target } = claimed;
     const outcome = await this.send(target);
     // Attempt n failed: the schedule's n-th delay, if it has one.
-    const retryIn = outcome.ok ? null : (this.config.webhookRetryDelays[claim.attempt - 1] ?? null);
+    const retryIn = outcome.ok ? null : (this.config.webhookRetryDelays[attempt - 1] ?? null);
     return this.outcomes.record(
       job,
-      claim.attempt,
+      attempt,
       target.endpoint_id,
       {
         state: outcome.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending',
@@ -112,6 +116,18 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       },
       handOff,
     );
+  }
+
+  /** Claims the job's attempt and reads its target; undefined when there is none to make. */
+  private async claim({
+    tenantId,
+    deliveryId,
+  }: DeliveryJob): Promise<{ attempt: number; target: DeliveryTarget } | undefined> {
+    const claim = await this.slots.claim(tenantId, deliveryId);
+    if (claim.kind !== 'claimed') return undefined;
+    const target = await this.deliveries.target(this.transactions.db.tenant(tenantId), deliveryId);
+    // Undefined: deleted with its endpoint meanwhile, nothing to record.
+    return target && { attempt: claim.attempt, target };
   }
 
   private send(target: DeliveryTarget): Promise<SendOutcome> {

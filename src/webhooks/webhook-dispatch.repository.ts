@@ -34,6 +34,26 @@ export class WebhookDispatchRepository {
     );
   }
 
+  /** The position, read without a lock (for `anythingAfter`). */
+  position(db: SharedSql): Promise<LogPosition | undefined> {
+    return db.first<LogPosition>('SELECT txid::text AS txid, seq FROM webhook_dispatch');
+  }
+
+  /**
+   * Whether any event after `from` is ready to dispatch (by the feed's commit rule): a read
+   * that writes nothing, so an idle poll costs no transaction id, WAL or fsync.
+   */
+  async anythingAfter(db: CrossTenantSql, from: LogPosition): Promise<boolean> {
+    const rows = await db.rows(
+      `SELECT 1 FROM events e
+       WHERE (e.txid, e.seq) > ($1::xid8, $2::bigint)
+         AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+       LIMIT 1`,
+      [from.txid, from.seq],
+    );
+    return rows.length > 0;
+  }
+
   async movePosition(db: SharedSql, to: LogPosition): Promise<void> {
     await db.count('UPDATE webhook_dispatch SET txid = $1::xid8, seq = $2', [to.txid, to.seq]);
   }

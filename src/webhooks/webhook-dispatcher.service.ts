@@ -52,12 +52,22 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /** Dispatches until the log has nothing more to give now; returns the events passed. */
   async dispatchAll(): Promise<number> {
+    if (!(await this.anythingNew())) return 0;
     let total = 0;
     for (;;) {
       const passed = await this.dispatchBatch();
       total += passed;
       if (passed < BATCH) return total;
     }
+  }
+
+  /** A look without locking the position: an idle poll writes nothing. */
+  private async anythingNew(): Promise<boolean> {
+    const db = this.transactions.db;
+    const from = await this.dispatch.position(db.shared());
+    return (
+      from !== undefined && this.dispatch.anythingAfter(db.crossTenant('webhook-dispatch'), from)
+    );
   }
 
   private dispatchBatch(): Promise<number> {

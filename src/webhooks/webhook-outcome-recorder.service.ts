@@ -3,7 +3,7 @@ import { BackgroundTransactions } from '../database/background-transactions.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { JobQueue } from '../queue/job-queue.service.js';
-import { deliveryJob, type DeliveryJob } from './webhook-delivery-job.js';
+import { deliveryJob, type DeliveryJob, type HandedDelivery } from './webhook-delivery-job.js';
 import { WebhookDeliverySlots } from './webhook-delivery-slots.service.js';
 import {
   WebhookDeliveriesRepository,
@@ -29,17 +29,27 @@ export class WebhookOutcomeRecorder {
   ) {}
 
   /**
-   * Returns, with `handOff`, a woken delivery of the same tenant for the caller to send next
-   * (its slot is held for it; it gets no job).
+   * Returns, with `handOff`, a delivery of the same tenant for the caller to send next: one
+   * already claimed with the released slot (`claimed` set), or a woken one whose slot is held
+   * for it (it gets no job).
    */
-  record(
+  async record(
     { tenantId, deliveryId }: DeliveryJob,
     attempt: number,
     endpointId: number,
     outcome: AttemptRecord,
     handOff: boolean,
-  ): Promise<DeliveryJob | undefined> {
-    return this.transactions.run(async (db) => {
+  ): Promise<HandedDelivery | undefined> {
+    if (handOff && outcome.state === 'succeeded') {
+      return this.slots.succeedAndTransfer(
+        tenantId,
+        deliveryId,
+        attempt,
+        outcome.statusCode,
+        endpointId,
+      );
+    }
+    const { handed, wakeLater } = await this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
       if (await this.deliveries.record(tenant, deliveryId, attempt, outcome)) {
         if (outcome.retryIn !== null) {
@@ -49,10 +59,13 @@ export class WebhookOutcomeRecorder {
         }
         if (outcome.state !== 'succeeded') await this.failed(tenant, endpointId);
       }
-      // Last, so the tenant's lock is held only for the wake and the commit.
-      await this.slots.lock(db, tenantId);
-      return this.slots.wake(db, tenantId, handOff);
+      // The released slot goes straight to the next in the endpoint's line when it can (no
+      // lock: the steady path of a busy endpoint); else the tenant's line is woken. Last, so
+      // the tenant's lock is held only for the wake and the commit.
+      const next = handOff ? await this.slots.transfer(db, tenantId, endpointId) : undefined;
+      return next ? { handed: next, wakeLater: false } : this.slots.release(db, tenantId, handOff);
     });
+    return wakeLater ? this.slots.wakeLine(tenantId, handOff) : handed;
   }
 
   private async failed(tenant: TenantSql, endpointId: number): Promise<void> {
