@@ -170,9 +170,11 @@ async function measure({ service, token, productIds, receiver, seconds }, drive)
   receiver.arrivals.clear();
   const body = JSON.stringify(benchOrder(productIds));
   const backlog = [];
-  const sampler = setInterval(
-    () => backlog.push(sent.size - delivered(sent, receiver)),
-    (seconds * 1000) / 4,
+  const samplers = [1, 2, 3].map((quarter) =>
+    setTimeout(
+      () => backlog.push(sent.size - delivered(sent, receiver)),
+      (quarter * seconds * 1000) / 4,
+    ),
   );
   const { rate, late } = await drive(seconds * 1000, async () => {
     const at = performance.now();
@@ -186,7 +188,7 @@ async function measure({ service, token, productIds, receiver, seconds }, drive)
     if (response.status === 201) sent.set(order.id, at);
     else failed++;
   });
-  clearInterval(sampler);
+  for (const sampler of samplers) clearTimeout(sampler);
   backlog.push(sent.size - delivered(sent, receiver));
   const deliveredDuringLoad = delivered(sent, receiver);
   const stopped = performance.now();
