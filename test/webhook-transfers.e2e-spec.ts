@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Transactions } from '../src/database/transactions.js';
+import { WebhookDeliverySlotsRepository } from '../src/webhooks/webhook-delivery-slots.repository.js';
+import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.service.js';
 import { within } from './support/eventually.js';
 import { newShop, placeOrder, type Shop } from './support/factories.js';
 import { sharedInstanceEnv } from './support/processes.js';
@@ -129,4 +132,100 @@ describe('webhook slots handed on', () => {
       PER_TENANT,
     );
   }, 60_000);
+});
+
+/**
+ * The hand-off counts the slots it swaps: a claim whose lease ran out and whose slot went to
+ * another attempt meanwhile hands nothing on (else the endpoint would have one attempt more
+ * than its cap, for as long as its line lasted). No worker runs here: the rows are set as
+ * such a race leaves them, and the statement is called as the worker would call it.
+ */
+describe('webhook slots handed on: the counts', () => {
+  let t: TestApp;
+  const receiver = { url: 'http://127.0.0.1:9/never-called' };
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      WORKER: 'off',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '1',
+      WEBHOOK_TENANT_CONCURRENCY: '1',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function threeDeliveries() {
+    const shop = await newShop(t);
+    const res = await t.http
+      .post(ENDPOINTS)
+      .set('authorization', `Bearer ${shop.token}`)
+      .send({ url: receiver.url, event_types: ['order.created'] });
+    expect(res.status).toBe(201);
+    for (let i = 0; i < 3; i++) await placeOrder(t, shop);
+    await t.app.get(WebhookDispatcher).dispatchAll();
+    const rows = await t.dataSource.query<Array<{ id: number; endpoint_id: number }>>(
+      'SELECT id, endpoint_id FROM webhook_deliveries WHERE tenant_id = $1 ORDER BY id',
+      [shop.tenantId],
+    );
+    expect(rows).toHaveLength(3);
+    return { tenantId: shop.tenantId, endpointId: rows[0].endpoint_id, ids: rows.map((r) => r.id) };
+  }
+
+  /** `x` in flight as attempt 1 (its lease `leaseSeconds` from now), `y` as given, `z` in line. */
+  async function setRows(ids: number[], xLeaseSeconds: number, yClaimed: boolean) {
+    const [x, y, z] = ids;
+    await t.dataSource.query(
+      `UPDATE webhook_deliveries SET attempts = 1, waiting_since = NULL, woken_until = NULL,
+         claimed_until = now() + make_interval(secs => $2) WHERE id = $1`,
+      [x, xLeaseSeconds],
+    );
+    await t.dataSource.query(
+      `UPDATE webhook_deliveries SET woken_until = NULL,
+         attempts = CASE WHEN $2 THEN 1 ELSE 0 END,
+         claimed_until = CASE WHEN $2 THEN now() + interval '60 seconds' END,
+         waiting_since = CASE WHEN $2 THEN NULL ELSE now() END
+       WHERE id = $1`,
+      [y, yClaimed],
+    );
+    await t.dataSource.query(
+      `UPDATE webhook_deliveries SET woken_until = NULL, claimed_until = NULL, attempts = 0,
+         waiting_since = now() - interval '1 second' WHERE id = $1`,
+      [z],
+    );
+  }
+
+  const succeed = (tenantId: number, x: number, endpointId: number) =>
+    t.app
+      .get(WebhookDeliverySlotsRepository)
+      .succeedAndTransfer(t.app.get(Transactions).db.tenant(tenantId), x, 1, 204, endpointId, {
+        perEndpoint: 1,
+        perTenant: 1,
+        leaseSeconds: 25,
+        wakeSeconds: 60,
+      });
+
+  it('a live claim at the cap hands its slot to the first in line', async () => {
+    const { tenantId, endpointId, ids } = await threeDeliveries();
+    await setRows(ids, 25, false);
+    const result = await succeed(tenantId, ids[0], endpointId);
+    expect(result.recorded).toBe(true);
+    // y and z both wait; y fell due first.
+    expect(result.next?.deliveryId).toBe(ids[1]);
+    expect(result.next?.attempt).toBe(1);
+  });
+
+  it('a lapsed claim whose slot another attempt holds hands nothing on: one attempt in flight', async () => {
+    const { tenantId, endpointId, ids } = await threeDeliveries();
+    await setRows(ids, -1, true);
+    const result = await succeed(tenantId, ids[0], endpointId);
+    expect(result).toEqual({ recorded: true });
+    const inFlight = await t.dataSource.query<Array<{ id: number }>>(
+      'SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND claimed_until > now()',
+      [tenantId],
+    );
+    expect(inFlight).toEqual([{ id: ids[1] }]);
+  });
 });

@@ -76,7 +76,8 @@ export function recordCtes(p: {
        streak_ended AS (
          UPDATE webhook_endpoints ep SET failing_since = NULL FROM recorded
          WHERE ${p.state} = 'succeeded' AND ep.tenant_id = $1 AND ep.id = recorded.endpoint_id
-           AND ep.failing_since IS NOT NULL)`;
+           AND ep.failing_since IS NOT NULL
+         RETURNING 1)`;
 }
 
 const RECORD = `WITH ${recordCtes({

@@ -72,12 +72,22 @@ const WAKE_TENANT = wakeStatement('SELECT $1::bigint AS tenant_id');
 const WAKE_TENANTS = wakeStatement('SELECT DISTINCT unnest($1::bigint[]) AS tenant_id');
 
 /**
- * The CTEs that hand a released slot of endpoint `$2` on (see `transfer`), `gate` a condition
- * the hand-off also needs; `$3` and `$4` are the per-endpoint slots and the lease seconds.
- * `handed` is the claimed delivery's id, attempt and TARGET_COLUMNS (no row: none).
+ * The CTEs that hand the slot of delivery `released` (of endpoint `$2`) on (see `transfer`),
+ * `gate` a condition the hand-off also needs; `$3`, `$4` and `perTenant` are the per-endpoint
+ * slots, the lease seconds and the per-tenant slots. `handed` is the claimed delivery's id,
+ * attempt and TARGET_COLUMNS (no row: none).
  */
-function transferCtes(gate: string): string {
-  return `rival AS (
+function transferCtes(released: string, perTenant: string, gate: string): string {
+  return `taken AS (
+           -- Slots held by others. A hand-off only where the released slot is the last free
+           -- one of a cap that binds (the busy steady state): with slack, a wake fills every
+           -- free slot at once; over a cap (a lapsed claim given away, caps lowered since),
+           -- the slot is given up.
+           SELECT count(*) FILTER (WHERE t.endpoint_id = $2) AS endpoint, count(*) AS tenant
+           FROM webhook_deliveries t
+           WHERE t.tenant_id = $1 AND t.id <> ${released}
+             AND (t.claimed_until > now() OR t.woken_until > now())),
+         rival AS (
            -- The first in line of the tenant's other endpoints that have a free slot.
            SELECT first.next_attempt_at, first.id
            FROM webhook_endpoints ep CROSS JOIN LATERAL (
@@ -94,7 +104,6 @@ function transferCtes(gate: string): string {
          head AS (
            -- Locked only when it is to be claimed: a row held here and then a wait for the
            -- tenant's lock could deadlock with a wake that holds the lock and wants the row.
-           -- FOR UPDATE (not NO KEY UPDATE): lineWaiting's KEY SHARE skips the row.
            SELECT d.id FROM webhook_deliveries d
            WHERE d.tenant_id = $1 AND d.endpoint_id = $2 AND d.waiting_since IS NOT NULL
              AND (d.next_attempt_at, d.id) < (
@@ -102,12 +111,14 @@ function transferCtes(gate: string): string {
                COALESCE((SELECT id FROM rival), 9223372036854775807))
              AND d.state = 'pending' AND (d.woken_until IS NULL OR d.woken_until <= now())
              AND ${gate}
+             AND (SELECT endpoint < $3 AND tenant < ${perTenant}
+                    AND (endpoint = $3 - 1 OR tenant = ${perTenant} - 1) FROM taken)
              AND EXISTS (
                SELECT 1 FROM webhook_endpoints ep
                JOIN apps a ON a.tenant_id = ep.tenant_id AND a.id = ep.app_id AND a.active
                WHERE ep.tenant_id = $1 AND ep.id = $2 AND ep.active)
            ORDER BY d.next_attempt_at, d.id LIMIT 1
-           FOR UPDATE OF d SKIP LOCKED),
+           FOR NO KEY UPDATE OF d SKIP LOCKED),
          claimed AS (
            UPDATE webhook_deliveries d SET
              attempts = d.attempts + 1,
@@ -124,11 +135,14 @@ function transferCtes(gate: string): string {
            JOIN events e ON e.tenant_id = $1 AND e.seq = d.event_seq)`;
 }
 
-const TRANSFER = `WITH ${transferCtes('true')} SELECT * FROM handed`;
+/** `$5` the released delivery, `$6` the per-tenant slots. */
+const TRANSFER = `WITH ${transferCtes('$5', '$6', 'true')} SELECT * FROM handed`;
 
 /**
  * A success recorded (attempt `$6` of delivery `$5`, status `$7`) and its slot handed on, in
  * one statement: the steady path of a busy endpoint costs one round trip and one commit.
+ * `$8` is the per-tenant slots. The gate reads `streak_ended` so that the endpoint's row is
+ * locked before any waiting delivery's (the order a failure's outcome takes them in).
  */
 const SUCCEED_AND_TRANSFER = `WITH ${recordCtes({
   id: '$5',
@@ -137,7 +151,11 @@ const SUCCEED_AND_TRANSFER = `WITH ${recordCtes({
   statusCode: '$7',
   error: 'NULL::text',
   retryIn: 'NULL::float8',
-})}, ${transferCtes('EXISTS (SELECT 1 FROM recorded)')}
+})}, ${transferCtes(
+  '$5',
+  '$8',
+  'EXISTS (SELECT 1 FROM recorded) AND (SELECT count(*) FROM streak_ended) >= 0',
+)}
   SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, handed.*
   FROM (SELECT 1) AS one LEFT JOIN handed ON true`;
 
@@ -183,16 +201,26 @@ export class WebhookDeliverySlotsRepository {
   }
 
   /**
-   * Whether the tenant has a delivery in line that no slot is held for and no transfer is
-   * claiming (their rows, locked FOR UPDATE, are skipped). The row found stays locked FOR KEY
-   * SHARE, which no wake or claim waits for (they update no key).
+   * Whether a wake could give the tenant's free slots to someone: a delivery in line that no
+   * slot is held for, in an endpoint with a free slot, while the tenant has one. A plain read
+   * (it locks nothing, so it holds up no transfer, wake or redelivery).
    */
-  async lineWaiting(db: TenantSql): Promise<boolean> {
+  async lineWaiting(db: TenantSql, limits: SlotLimits): Promise<boolean> {
     const rows = await db.rows(
-      `SELECT 1 FROM webhook_deliveries d
-       WHERE d.tenant_id = $1 AND d.waiting_since IS NOT NULL AND d.state = 'pending'
-         AND (d.woken_until IS NULL OR d.woken_until <= now())
-       LIMIT 1 FOR KEY SHARE OF d SKIP LOCKED`,
+      `SELECT 1 FROM webhook_endpoints ep
+       WHERE ep.tenant_id = $1
+         AND EXISTS (
+           SELECT 1 FROM webhook_deliveries d
+           WHERE d.tenant_id = $1 AND d.endpoint_id = ep.id AND d.waiting_since IS NOT NULL
+             AND d.state = 'pending' AND (d.woken_until IS NULL OR d.woken_until <= now()))
+         AND (SELECT count(*) FROM webhook_deliveries t
+              WHERE t.tenant_id = $1 AND t.endpoint_id = ep.id
+                AND (t.claimed_until > now() OR t.woken_until > now())) < $2
+         AND (SELECT count(*) FROM webhook_deliveries t
+              WHERE t.tenant_id = $1
+                AND (t.claimed_until > now() OR t.woken_until > now())) < $3
+       LIMIT 1`,
+      [limits.perEndpoint, limits.perTenant],
     );
     return rows.length > 0;
   }
@@ -245,6 +273,7 @@ export class WebhookDeliverySlotsRepository {
    */
   async transfer(
     db: TenantSql,
+    releasedId: number,
     endpointId: number,
     limits: SlotLimits,
   ): Promise<TransferredAttempt | undefined> {
@@ -252,6 +281,8 @@ export class WebhookDeliverySlotsRepository {
       endpointId,
       limits.perEndpoint,
       limits.leaseSeconds,
+      releasedId,
+      limits.perTenant,
     ]);
     return row && { deliveryId: row.deliveryId, attempt: row.attempt, target: toTarget(row) };
   }
@@ -278,6 +309,7 @@ export class WebhookDeliverySlotsRepository {
       deliveryId,
       attempt,
       statusCode,
+      limits.perTenant,
     ]))!;
     if (row.deliveryId === null) return { recorded: row.recorded };
     return {

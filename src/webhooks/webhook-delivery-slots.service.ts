@@ -93,25 +93,35 @@ export class WebhookDeliverySlots {
   }
 
   /**
-   * In a unit that released an attempt's slot on `endpointId`: claims the next attempt of the
-   * first in that endpoint's line with the released slot, without the tenant's lock (see the
-   * repository's `transfer`). Undefined: `lock` and `wake` instead.
+   * After a release has committed (an outcome recorded, the claim of `releasedId` on
+   * `endpointId` released): with `handOff`, the slot goes to the first in the endpoint's line
+   * when it can (the repository's `transfer`, no lock); else `release` runs in a unit of its
+   * own. Its lock orders it against every wake; a crash between the two leaves a free slot
+   * that the periodic recovery's wake fills.
    */
-  async transfer(
-    db: Db,
+  async afterRelease(
     tenantId: number,
+    releasedId: number,
     endpointId: number,
+    handOff: boolean,
   ): Promise<HandedDelivery | undefined> {
-    const next = await this.slots.transfer(db.tenant(tenantId), endpointId, this.limits);
-    return next && handed(tenantId, next);
+    if (handOff) {
+      const next = await this.slots.transfer(
+        this.transactions.db.tenant(tenantId),
+        releasedId,
+        endpointId,
+        this.limits,
+      );
+      if (next) return handed(tenantId, next);
+    }
+    return this.releaseAlone(tenantId, handOff);
   }
 
   /**
    * The steady path of a busy endpoint, in one statement of its own: attempt `attempt`
    * recorded as a success and its slot handed to the next in the endpoint's line. No one
-   * taken (or the claim was no longer this attempt's): `release` runs in a unit of its own,
-   * after this commit (its lock orders it against every wake as before; a crash between the
-   * two leaves a free slot that the periodic recovery's wake fills).
+   * taken (or the claim was no longer this attempt's): `release` in a unit of its own, as in
+   * `afterRelease`.
    */
   async succeedAndTransfer(
     tenantId: number,
@@ -129,15 +139,23 @@ export class WebhookDeliverySlots {
       this.limits,
     );
     if (next) return handed(tenantId, next);
+    return this.releaseAlone(tenantId, true);
+  }
+
+  /** `release` in a unit of its own, then `wakeLine` when it asks for it. */
+  private async releaseAlone(
+    tenantId: number,
+    handOff: boolean,
+  ): Promise<HandedDelivery | undefined> {
     const { handed: woken, wakeLater } = await this.transactions.run((db) =>
-      this.release(db, tenantId, true),
+      this.release(db, tenantId, handOff),
     );
-    return wakeLater ? this.wakeLine(tenantId, true) : woken;
+    return wakeLater ? this.wakeLine(tenantId, handOff) : woken;
   }
 
   /**
-   * In a unit that released a slot no transfer took: wakes the tenant's line under the lock
-   * when someone waits in it (`handOff` as in `wake`); else only holds the lock shared, so
+   * In a unit after a release no transfer took: wakes the tenant's line under the lock when
+   * a wake could give someone a slot (`handOff` as in `wake`); else only holds the lock shared, so
    * releases of one tenant never queue behind each other. `wakeLater`: someone joined the
    * line before the shared lock was granted; call `wakeLine` once this unit has committed.
    */
@@ -147,12 +165,12 @@ export class WebhookDeliverySlots {
     handOff: boolean,
   ): Promise<{ handed?: HandedDelivery; wakeLater: boolean }> {
     const tenant = db.tenant(tenantId);
-    if (await this.slots.lineWaiting(tenant)) {
+    if (await this.slots.lineWaiting(tenant, this.limits)) {
       await this.slots.lockTenant(tenant);
       return { handed: await this.wake(db, tenantId, handOff), wakeLater: false };
     }
     await this.slots.lockTenantShared(tenant);
-    return { wakeLater: await this.slots.lineWaiting(tenant) };
+    return { wakeLater: await this.slots.lineWaiting(tenant, this.limits) };
   }
 
   /** The tenant's line woken in a unit of its own (after `release` said `wakeLater`). */

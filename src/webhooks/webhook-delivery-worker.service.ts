@@ -20,6 +20,8 @@ import { WebhookOutcomeRecorder } from './webhook-outcome-recorder.service.js';
 import { postWebhook, type SendOutcome } from './webhook-sender.js';
 import { signatureHeader } from './webhook-signature.js';
 
+/** Pollers that look for jobs every 2 s when idle; the others every 16 s. */
+const SCOUTS = 8;
 /** A poller hands itself woken deliveries this long, then leaves them to jobs. */
 const HAND_OFF_MS = 15_000;
 
@@ -51,19 +53,18 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
 
   /**
    * WEBHOOK_CONCURRENCY pollers of one job each: a receiver that takes the whole timeout
-   * holds one poller, and the others go on. After a job a poller asks again at once; idle
-   * ones poll every WEBHOOK_CONCURRENCY / 4 s (at least 2 s), so the process asks about 4
-   * times a second in all however many there are (jobs woken here, by the dispatcher or a
-   * release, notify them at once).
+   * holds one poller, and the others go on. After a job a poller asks again at once. Idle,
+   * the first SCOUTS poll every 2 s (a due retry, or a job woken by another process, waits
+   * at most that long) and the rest every 16 s, so many pollers cost few queries; jobs
+   * woken here (the dispatcher, a release) notify them all at once.
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.WORKER === 'off') return;
     this.slots.onWoken(() => this.wake());
-    const pollingIntervalSeconds = Math.max(2, this.config.WEBHOOK_CONCURRENCY / 4);
     for (let i = 0; i < this.config.WEBHOOK_CONCURRENCY; i++) {
       const id: string = await this.queue.boss.work<DeliveryJob>(
         WEBHOOK_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds },
+        { batchSize: 1, pollingIntervalSeconds: i < SCOUTS ? 2 : 16 },
         async ([job]: Array<PgBoss.Job<DeliveryJob>>) => {
           await this.attempt(job.data);
           this.queue.boss.notifyWorker(id);

@@ -14,7 +14,9 @@ import { toEndpointDto } from './webhook-endpoint.mapper.js';
 /**
  * Writes a claimed attempt's outcome in one transaction: the delivery's new state and the
  * claim's release, the next retry's job, the endpoint's failure streak (5 days of failures
- * disable it, with an `endpoint.disabled` event), and the wake of the next in line.
+ * disable it, with an `endpoint.disabled` event); then the slot goes to the next in line
+ * (webhook-delivery-slots: handed on, or a wake). A success on the hand-off path is one
+ * statement that does both.
  */
 @Injectable()
 export class WebhookOutcomeRecorder {
@@ -49,23 +51,20 @@ export class WebhookOutcomeRecorder {
         endpointId,
       );
     }
-    const { handed, wakeLater } = await this.transactions.run(async (db) => {
+    const recorded = await this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
-      if (await this.deliveries.record(tenant, deliveryId, attempt, outcome)) {
-        if (outcome.retryIn !== null) {
-          await this.queue.insertInTransaction(db, [
-            deliveryJob({ tenantId, deliveryId }, { inSeconds: outcome.retryIn }),
-          ]);
-        }
-        if (outcome.state !== 'succeeded') await this.failed(tenant, endpointId);
+      if (!(await this.deliveries.record(tenant, deliveryId, attempt, outcome))) return false;
+      if (outcome.retryIn !== null) {
+        await this.queue.insertInTransaction(db, [
+          deliveryJob({ tenantId, deliveryId }, { inSeconds: outcome.retryIn }),
+        ]);
       }
-      // The released slot goes straight to the next in the endpoint's line when it can (no
-      // lock: the steady path of a busy endpoint); else the tenant's line is woken. Last, so
-      // the tenant's lock is held only for the wake and the commit.
-      const next = handOff ? await this.slots.transfer(db, tenantId, endpointId) : undefined;
-      return next ? { handed: next, wakeLater: false } : this.slots.release(db, tenantId, handOff);
+      if (outcome.state !== 'succeeded') await this.failed(tenant, endpointId);
+      return true;
     });
-    return wakeLater ? this.slots.wakeLine(tenantId, handOff) : handed;
+    // After the commit: the endpoint's row (its failure streak) is never held while waiting
+    // for the tenant's slot lock. A claim that was no longer this attempt's hands nothing on.
+    return this.slots.afterRelease(tenantId, deliveryId, endpointId, handOff && recorded);
   }
 
   private async failed(tenant: TenantSql, endpointId: number): Promise<void> {
