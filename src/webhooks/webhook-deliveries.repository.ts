@@ -50,9 +50,16 @@ export function toTarget(row: TargetRow): DeliveryTarget {
 }
 
 /**
+ * A claim with less of its lease left than this when its outcome is recorded hands its slot
+ * on to nobody: by the time of the hand-off, another process may already count it free.
+ */
+const LIVE_MARGIN_SECONDS = 5;
+
+/**
  * The CTEs `recorded` (attempt `attempt` of delivery `id`: its outcome, and its claim
- * released; RETURNING endpoint_id; no row when the claim is no longer that attempt's) and
- * `streak_ended` (a success ends the endpoint's failure streak). The arguments are the
+ * released; RETURNING endpoint_id and `live`, whether the claim had more than
+ * LIVE_MARGIN_SECONDS of its lease left; no row when the claim is no longer that attempt's)
+ * and `streak_ended` (a success ends the endpoint's failure streak). The arguments are the
  * statement's placeholders or literals; `$1` is the tenant.
  */
 export function recordCtes(p: {
@@ -64,15 +71,18 @@ export function recordCtes(p: {
   retryIn: string;
 }): string {
   return `recorded AS (
-         UPDATE webhook_deliveries SET
+         UPDATE webhook_deliveries d SET
            state = ${p.state},
            last_status_code = ${p.statusCode},
            last_error = left(${p.error}, 500),
            next_attempt_at = now() + make_interval(secs => ${p.retryIn}),
            claimed_until = NULL
-         WHERE tenant_id = $1 AND id = ${p.id} AND attempts = ${p.attempt} AND state = 'pending'
-           AND claimed_until IS NOT NULL
-         RETURNING endpoint_id),
+         FROM (SELECT claimed_until AS until FROM webhook_deliveries
+               WHERE tenant_id = $1 AND id = ${p.id}) claim
+         WHERE d.tenant_id = $1 AND d.id = ${p.id} AND d.attempts = ${p.attempt}
+           AND d.state = 'pending' AND d.claimed_until IS NOT NULL
+         RETURNING d.endpoint_id,
+           claim.until > now() + make_interval(secs => ${LIVE_MARGIN_SECONDS}) AS live),
        streak_ended AS (
          UPDATE webhook_endpoints ep SET failing_since = NULL FROM recorded
          WHERE ${p.state} = 'succeeded' AND ep.tenant_id = $1 AND ep.id = recorded.endpoint_id
@@ -87,7 +97,7 @@ const RECORD = `WITH ${recordCtes({
   statusCode: '$5',
   error: '$6',
   retryIn: '$7',
-})} SELECT 1 FROM recorded`;
+})} SELECT live FROM recorded`;
 
 /** Delivery attempts' SQL on the tenant path ($1 is the tenant). */
 @Injectable()
@@ -106,16 +116,17 @@ export class WebhookDeliveriesRepository {
 
   /**
    * Records the outcome of attempt number `attempt` and releases its claim; a success also
-   * ends the endpoint's failure streak. False when the claim is no longer this attempt's (its
-   * lease ran out and the attempt was made again): then nothing is written.
+   * ends the endpoint's failure streak. `live`: the claim had more than LIVE_MARGIN_SECONDS
+   * left (its slot may be handed on). Undefined when the claim is no longer this attempt's
+   * (its lease ran out and the attempt was made again): then nothing is written.
    */
   async record(
     db: TenantSql,
     deliveryId: number,
     attempt: number,
     outcome: AttemptRecord,
-  ): Promise<boolean> {
-    const rows = await db.rows(RECORD, [
+  ): Promise<{ live: boolean } | undefined> {
+    return db.first<{ live: boolean }>(RECORD, [
       deliveryId,
       attempt,
       outcome.state,
@@ -123,7 +134,6 @@ export class WebhookDeliveriesRepository {
       outcome.error,
       outcome.retryIn,
     ]);
-    return rows.length > 0;
   }
 
   /**

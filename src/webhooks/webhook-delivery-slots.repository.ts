@@ -154,7 +154,7 @@ const SUCCEED_AND_TRANSFER = `WITH ${recordCtes({
 })}, ${transferCtes(
   '$5',
   '$8',
-  'EXISTS (SELECT 1 FROM recorded) AND (SELECT count(*) FROM streak_ended) >= 0',
+  'EXISTS (SELECT 1 FROM recorded WHERE live) AND (SELECT count(*) FROM streak_ended) >= 0',
 )}
   SELECT EXISTS (SELECT 1 FROM recorded) AS recorded, handed.*
   FROM (SELECT 1) AS one LEFT JOIN handed ON true`;
@@ -203,7 +203,8 @@ export class WebhookDeliverySlotsRepository {
   /**
    * Whether a wake could give the tenant's free slots to someone: a delivery in line that no
    * slot is held for, in an endpoint with a free slot, while the tenant has one. A plain read
-   * (it locks nothing, so it holds up no transfer, wake or redelivery).
+   * (it locks nothing, so it holds up no transfer, wake or redelivery), on the statement's
+   * clock: after a wait for the lock, the transaction's `now()` would count lapsed slots.
    */
   async lineWaiting(db: TenantSql, limits: SlotLimits): Promise<boolean> {
     const rows = await db.rows(
@@ -212,13 +213,13 @@ export class WebhookDeliverySlotsRepository {
          AND EXISTS (
            SELECT 1 FROM webhook_deliveries d
            WHERE d.tenant_id = $1 AND d.endpoint_id = ep.id AND d.waiting_since IS NOT NULL
-             AND d.state = 'pending' AND (d.woken_until IS NULL OR d.woken_until <= now()))
+             AND d.state = 'pending' AND (d.woken_until IS NULL OR d.woken_until <= statement_timestamp()))
          AND (SELECT count(*) FROM webhook_deliveries t
               WHERE t.tenant_id = $1 AND t.endpoint_id = ep.id
-                AND (t.claimed_until > now() OR t.woken_until > now())) < $2
+                AND (t.claimed_until > statement_timestamp() OR t.woken_until > statement_timestamp())) < $2
          AND (SELECT count(*) FROM webhook_deliveries t
               WHERE t.tenant_id = $1
-                AND (t.claimed_until > now() OR t.woken_until > now())) < $3
+                AND (t.claimed_until > statement_timestamp() OR t.woken_until > statement_timestamp())) < $3
        LIMIT 1`,
       [limits.perEndpoint, limits.perTenant],
     );
@@ -291,6 +292,7 @@ export class WebhookDeliverySlotsRepository {
    * Records attempt `attempt` of `deliveryId` (on `endpointId`) as a success, releasing its
    * claim, and hands the slot on as `transfer` does, in one statement (autocommit).
    * `recorded` false: the claim was no longer this attempt's (nothing written, nothing handed).
+   * A claim with little of its lease left is recorded and hands nothing on (LIVE_MARGIN_SECONDS).
    */
   async succeedAndTransfer(
     db: TenantSql,

@@ -93,35 +93,31 @@ export class WebhookDeliverySlots {
   }
 
   /**
-   * After a release has committed (an outcome recorded, the claim of `releasedId` on
-   * `endpointId` released): with `handOff`, the slot goes to the first in the endpoint's line
-   * when it can (the repository's `transfer`, no lock); else `release` runs in a unit of its
-   * own. Its lock orders it against every wake; a crash between the two leaves a free slot
-   * that the periodic recovery's wake fills.
+   * In the unit that recorded an outcome (the claim of `releasedId` on `endpointId` released,
+   * the endpoint's row written last): the slot goes to the first in the endpoint's line when
+   * it can (the repository's `transfer`, no lock). Both commit together, so no wake ever sees
+   * the slot free while the transfer counts it. Undefined: `releaseAlone` after the commit.
    */
-  async afterRelease(
+  async transfer(
+    db: Db,
     tenantId: number,
     releasedId: number,
     endpointId: number,
-    handOff: boolean,
   ): Promise<HandedDelivery | undefined> {
-    if (handOff) {
-      const next = await this.slots.transfer(
-        this.transactions.db.tenant(tenantId),
-        releasedId,
-        endpointId,
-        this.limits,
-      );
-      if (next) return handed(tenantId, next);
-    }
-    return this.releaseAlone(tenantId, handOff);
+    const next = await this.slots.transfer(
+      db.tenant(tenantId),
+      releasedId,
+      endpointId,
+      this.limits,
+    );
+    return next && handed(tenantId, next);
   }
 
   /**
    * The steady path of a busy endpoint, in one statement of its own: attempt `attempt`
    * recorded as a success and its slot handed to the next in the endpoint's line. No one
-   * taken (or the claim was no longer this attempt's): `release` in a unit of its own, as in
-   * `afterRelease`.
+   * taken (or the claim was no longer this attempt's, or its lease nearly ran out):
+   * `releaseAlone`.
    */
   async succeedAndTransfer(
     tenantId: number,
@@ -142,11 +138,12 @@ export class WebhookDeliverySlots {
     return this.releaseAlone(tenantId, true);
   }
 
-  /** `release` in a unit of its own, then `wakeLine` when it asks for it. */
-  private async releaseAlone(
-    tenantId: number,
-    handOff: boolean,
-  ): Promise<HandedDelivery | undefined> {
+  /**
+   * After a release has committed: `release` in a unit of its own, then `wakeLine` when it
+   * asks. Its lock orders it against every wake; a crash between the two leaves a free slot
+   * that the periodic recovery's wake fills.
+   */
+  async releaseAlone(tenantId: number, handOff: boolean): Promise<HandedDelivery | undefined> {
     const { handed: woken, wakeLater } = await this.transactions.run((db) =>
       this.release(db, tenantId, handOff),
     );

@@ -51,20 +51,26 @@ export class WebhookOutcomeRecorder {
         endpointId,
       );
     }
-    const recorded = await this.transactions.run(async (db) => {
+    const { recorded, next } = await this.transactions.run(async (db) => {
       const tenant = db.tenant(tenantId);
-      if (!(await this.deliveries.record(tenant, deliveryId, attempt, outcome))) return false;
+      const release = await this.deliveries.record(tenant, deliveryId, attempt, outcome);
+      if (!release) return { recorded: false };
       if (outcome.retryIn !== null) {
         await this.queue.insertInTransaction(db, [
           deliveryJob({ tenantId, deliveryId }, { inSeconds: outcome.retryIn }),
         ]);
       }
       if (outcome.state !== 'succeeded') await this.failed(tenant, endpointId);
-      return true;
+      // Last, in the same unit: the endpoint's row is locked before a waiting delivery's (as
+      // in the success statement), and nothing here waits for the tenant's slot lock.
+      const handedOn =
+        handOff && release.live
+          ? await this.slots.transfer(db, tenantId, deliveryId, endpointId)
+          : undefined;
+      return { recorded: true, next: handedOn };
     });
-    // After the commit: the endpoint's row (its failure streak) is never held while waiting
-    // for the tenant's slot lock. A claim that was no longer this attempt's hands nothing on.
-    return this.slots.afterRelease(tenantId, deliveryId, endpointId, handOff && recorded);
+    // A claim that was no longer this attempt's hands nothing on.
+    return next ?? this.slots.releaseAlone(tenantId, handOff && recorded);
   }
 
   private async failed(tenant: TenantSql, endpointId: number): Promise<void> {
