@@ -94,17 +94,18 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
         error: null,
         retryIn: null,
       } as const;
-      expect(await deliveries.record(r.a(), idB, 1, succeeded)).toBe(false);
+      expect(await deliveries.record(r.a(), idB, 1, succeeded)).toBeUndefined();
       expect(await delivery(idB)).toMatchObject({
         state: 'pending',
         claimed_until: expect.any(Date),
       });
 
-      expect(await deliveries.record(r.a(), idA, 1, succeeded)).toBe(true);
+      // An hour of its lease left: live, its slot may be handed on.
+      expect(await deliveries.record(r.a(), idA, 1, succeeded)).toEqual({ live: true });
       expect(await delivery(idA)).toMatchObject({ state: 'succeeded', claimed_until: null });
       expect((await endpoint(endpointA))!.failing_since).toBeNull();
       expect((await endpoint(endpointB))!.failing_since).toBeInstanceOf(Date);
-      expect(await deliveries.record(r.a(), idA, 1, failed)).toBe(false); // claim released
+      expect(await deliveries.record(r.a(), idA, 1, failed)).toBeUndefined(); // claim released
     });
 
     it("endpointFailed extends and disables tenant A's endpoint only", async () => {
@@ -149,6 +150,80 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
           slots.lockTenants(db.crossTenant('webhook-dispatch'), [r.tenantB, r.tenantA]),
         ),
       ).toEqual([r.tenantA, r.tenantB].sort((x, y) => x - y));
+    });
+
+    it("lockTenantShared holds tenant A's lock, shared", async () => {
+      let modes: string[] = [];
+      await r.transactions.run(async (db) => {
+        await slots.lockTenantShared(db.tenant(r.tenantA));
+        await slots.lockTenantShared(db.tenant(r.tenantA));
+        const rows: Array<{ tenant: number; mode: string }> = await r.inspect.query(
+          `SELECT objid::int AS tenant, mode FROM pg_locks
+           WHERE locktype = 'advisory' AND classid = $1`,
+          [SLOTS_LOCK],
+        );
+        modes = rows.map((row) => `${row.tenant} ${row.mode}`);
+      });
+      expect(modes).toEqual([`${r.tenantA} ShareLock`]);
+    });
+
+    it("lineWaiting sees tenant A's line only, and only while a slot is free for it", async () => {
+      await pair(IN_LINE);
+      await r.inspect.query('DELETE FROM webhook_deliveries WHERE tenant_id = $1', [r.tenantA]);
+      expect(await slots.lineWaiting(r.a(), limits)).toBe(false); // B's line only
+      const { idA } = await pair(IN_LINE);
+      expect(await slots.lineWaiting(r.a(), limits)).toBe(true);
+      // A's one slot taken: a wake could give nobody anything.
+      await insertDelivery(
+        r.inspect,
+        r.tenantA,
+        endpointA,
+        await insertEvent(r.inspect, r.tenantA),
+        CLAIMED,
+      );
+      expect(await slots.lineWaiting(r.a(), limits)).toBe(false);
+      expect((await delivery(idA))!.waiting_since).toBeInstanceOf(Date);
+    });
+
+    it("transfer and succeedAndTransfer hand tenant A's slot to A's line only", async () => {
+      const released = await insertDelivery(
+        r.inspect,
+        r.tenantA,
+        endpointA,
+        await insertEvent(r.inspect, r.tenantA),
+        CLAIMED,
+      );
+      const { idA, idB } = await pair(IN_LINE);
+      // B's line is older than A's: still only A's can take A's slot.
+      await r.inspect.query(
+        "UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 hour' WHERE id = $1",
+        [idB],
+      );
+      const next = await slots.transfer(r.a(), released, endpointA, limits);
+      expect(next).toMatchObject({ deliveryId: idA, attempt: 1 });
+      expect(next!.target.event.id).toMatch(/^evt_/);
+      expect(await delivery(idB)).toMatchObject({ attempts: 0, claimed_until: null });
+
+      const after = await insertDelivery(
+        r.inspect,
+        r.tenantA,
+        endpointA,
+        await insertEvent(r.inspect, r.tenantA),
+        IN_LINE,
+      );
+      // The first claim's outcome was recorded meanwhile: idA holds A's one slot alone.
+      await r.inspect.query(
+        "UPDATE webhook_deliveries SET claimed_until = NULL, state = 'succeeded' WHERE id = $1",
+        [released],
+      );
+      const result = await slots.succeedAndTransfer(r.a(), idA, 1, 204, endpointA, limits);
+      expect(result).toMatchObject({ recorded: true, next: { deliveryId: after, attempt: 1 } });
+      expect(await delivery(idA)).toMatchObject({ state: 'succeeded', claimed_until: null });
+      expect(await delivery(idB)).toMatchObject({ attempts: 0, claimed_until: null });
+      // Not A's delivery: nothing recorded, nothing handed on.
+      expect(await slots.succeedAndTransfer(r.a(), idB, 1, 204, endpointB, limits)).toEqual({
+        recorded: false,
+      });
     });
 
     it("claimWoken claims tenant A's woken delivery only", async () => {
