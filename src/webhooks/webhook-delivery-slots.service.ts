@@ -21,7 +21,9 @@ const WAKE_SECONDS = 60;
  * (WEBHOOK_TENANT_CONCURRENCY), cluster-wide. New deliveries join their endpoint's line and
  * get a job only when woken into a free slot, so one tenant's burst never queues jobs ahead
  * of another's; an attempt is claimed before it is sent; a retry that finds no free slot
- * joins the line without holding a poller; every transaction that frees a slot wakes the next.
+ * joins the line without holding a poller; a finished attempt hands its slot to the next in
+ * its endpoint's line in the transaction that records it, or else a wake follows its commit
+ * (a crash in between leaves the slot to the periodic recovery's wake).
  */
 @Injectable()
 export class WebhookDeliverySlots {
