@@ -7,8 +7,9 @@ import { WebhookDeliveryWorker } from '../src/webhooks/webhook-delivery-worker.s
 import { WebhookRecovery } from '../src/webhooks/webhook-recovery.service.js';
 import { within } from './support/eventually.js';
 import { newShop, placeOrder, type Shop } from './support/factories.js';
-import { sharedInstanceEnv, startWorker, type ServerProcess } from './support/processes.js';
+import { startWorker, type ServerProcess } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { webhookInstancesEnv } from './support/webhook-instances.js';
 import { peakInFlight, WebhookReceiver } from './support/webhook-receiver.js';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
@@ -33,18 +34,7 @@ describe('webhook attempts are claimed', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    const shared = await sharedInstanceEnv('http://127.0.0.1');
-    env = {
-      SECRET_PEPPER: shared.SECRET_PEPPER,
-      JWT_SIGNING_KEY: shared.JWT_SIGNING_KEY,
-      DATABASE_URL: shared.DATABASE_URL,
-      API_RATE_LIMIT_PER_TOKEN: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-      WEBHOOK_CONCURRENCY: '8',
-      WEBHOOK_TIMEOUT_SECONDS: '20',
-    };
+    env = await webhookInstancesEnv({ WEBHOOK_TIMEOUT_SECONDS: '20' });
   });
   afterAll(async () => {
     for (const child of children) if (child.child.exitCode === null) child.child.kill('SIGKILL');

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from './support/eventually.js';
 import { newApp, newShop, placeOrder, tokenFor, type Shop } from './support/factories.js';
-import { sharedInstanceEnv } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { webhookInstancesEnv } from './support/webhook-instances.js';
 import { peakInFlight, WebhookReceiver, type ReceivedHook } from './support/webhook-receiver.js';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
@@ -23,21 +23,13 @@ describe('webhook deliveries: one tenant cannot starve another', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    const shared = await sharedInstanceEnv('http://127.0.0.1');
-    const env = {
-      SECRET_PEPPER: shared.SECRET_PEPPER,
-      JWT_SIGNING_KEY: shared.JWT_SIGNING_KEY,
-      API_RATE_LIMIT_PER_TOKEN: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-      WEBHOOK_CONCURRENCY: '8',
+    const env = await webhookInstancesEnv({
       WEBHOOK_ENDPOINT_CONCURRENCY: String(PER_ENDPOINT),
       WEBHOOK_TENANT_CONCURRENCY: String(PER_TENANT),
       WEBHOOK_TIMEOUT_SECONDS: '1',
-    };
-    a = await createTestApp(env, [], undefined, shared.DATABASE_URL);
-    b = await createTestApp(env, [], undefined, shared.DATABASE_URL);
+    });
+    a = await createTestApp(env, [], undefined, env.DATABASE_URL);
+    b = await createTestApp(env, [], undefined, env.DATABASE_URL);
   });
   afterAll(async () => {
     await b?.close();

@@ -5,8 +5,8 @@ import { WebhookDeliverySlotsRepository } from '../src/webhooks/webhook-delivery
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.service.js';
 import { within } from './support/eventually.js';
 import { newShop, placeOrder, type Shop } from './support/factories.js';
-import { sharedInstanceEnv } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
+import { webhookInstancesEnv } from './support/webhook-instances.js';
 import { peakInFlight, WebhookReceiver, type ReceivedHook } from './support/webhook-receiver.js';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
@@ -29,20 +29,12 @@ describe('webhook slots handed on', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    const shared = await sharedInstanceEnv('http://127.0.0.1');
-    const env = {
-      SECRET_PEPPER: shared.SECRET_PEPPER,
-      JWT_SIGNING_KEY: shared.JWT_SIGNING_KEY,
-      API_RATE_LIMIT_PER_TOKEN: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-      WEBHOOK_CONCURRENCY: '8',
+    const env = await webhookInstancesEnv({
       WEBHOOK_ENDPOINT_CONCURRENCY: String(PER_ENDPOINT),
       WEBHOOK_TENANT_CONCURRENCY: String(PER_TENANT),
-    };
-    a = await createTestApp(env, [], undefined, shared.DATABASE_URL);
-    b = await createTestApp(env, [], undefined, shared.DATABASE_URL);
+    });
+    a = await createTestApp(env, [], undefined, env.DATABASE_URL);
+    b = await createTestApp(env, [], undefined, env.DATABASE_URL);
   });
   afterAll(async () => {
     await b?.close();
