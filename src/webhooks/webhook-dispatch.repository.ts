@@ -94,6 +94,9 @@ export class WebhookDispatchRepository {
            WHERE b.app_id IS NOT NULL OR EXISTS (
              SELECT 1 FROM unnest($4::text[], $5::text[]) AS g(type, scope)
              WHERE g.type = b.type AND g.scope = ANY (a.approved_scopes))
+           -- Ids in the log's order: deliveries that fell due together (one batch, one now())
+           -- go in line by event across a tenant's endpoints, not one endpoint's all first.
+           ORDER BY b.txid, b.seq, ep.id
            ON CONFLICT DO NOTHING
            RETURNING tenant_id),
          last AS (SELECT txid, seq FROM batch ORDER BY txid DESC, seq DESC LIMIT 1)
