@@ -349,12 +349,14 @@ async function idempotentCreate(client, scope, requestHash, body) {
       order_id: order.id,
     }),
   );
+  const eventData = [`{"object":${json}}`, ...stockEvents];
   await query(client, 'EVENT_APPEND', [
     TENANT,
     ['order.created', ...moves.map(() => 'product.inventory_changed')],
     [null, ...moves.map(() => null)],
     [order.id, ...moves.map(() => null)],
-    [`{"object":${json}}`, ...stockEvents],
+    eventData,
+    eventData.map((data) => Buffer.byteLength(data)),
   ]);
   const headers = { location: `/v1/orders/${order.id}` };
   await query(client, 'IDEMPOTENCY_SAVE', [

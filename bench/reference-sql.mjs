@@ -127,9 +127,9 @@ export const ORDER_WRITE = `WITH linked AS (
            (SELECT json_agg(i ORDER BY i.line_no) FROM i) AS items
          FROM o`;
 
-/** src/outbox/outbox.repository.ts append(), one event: $1 tenant, $2..$5 arrays of type, app, order, data. */
-export const EVENT_APPEND = `INSERT INTO events (tenant_id, type, app_id, order_id, data)
-       SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])`;
+/** src/outbox/outbox.repository.ts append(): $1 tenant, $2..$6 arrays of type, app, order, data, size. */
+export const EVENT_APPEND = `INSERT INTO events (tenant_id, type, app_id, order_id, data, size)
+       SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::jsonb[], $6::int[])`;
 
 /**
  * src/idempotency/idempotency.repository.ts save(): $1..$5 the scope, $6 request hash, $7 status,

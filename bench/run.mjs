@@ -3,6 +3,7 @@
 //
 //   npm run bench                          hot paths, service vs bench/reference-server.mjs
 //   npm run bench -- --orders 1000000      scale mode: seed with the CLI, time single requests
+//   npm run bench -- --worst-case          eight largest reads at once: memory (BENCH_WORST_PATCHES)
 //   --write                                add the results to docs/BENCHMARKS.md
 //   --no-extras                            skip the service-only import and login measures
 //   --customers K                          scale mode: customers the seeded orders link to (1000)
@@ -21,6 +22,7 @@ import { extras } from './lib/extras.mjs';
 import { startService } from './lib/processes.mjs';
 import { section, writeSection } from './lib/report.mjs';
 import { scaleMode } from './lib/scale-mode.mjs';
+import { worstCase } from './lib/worst-case.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,6 +30,7 @@ const { values: args } = parseArgs({
     customers: { type: 'string', default: '1000' },
     write: { type: 'boolean', default: false },
     'no-extras': { type: 'boolean', default: false },
+    'worst-case': { type: 'boolean', default: false },
   },
 });
 const number = (name, fallback) => {
@@ -42,32 +45,37 @@ const options = {
   warmup: number('BENCH_WARMUP', 3),
   seedOrders: number('BENCH_SEED_ORDERS', 1000),
   samples: number('BENCH_SAMPLES', 30),
+  worstPatches: number('BENCH_WORST_PATCHES', 1000),
 };
 const scale = args.orders !== undefined;
+const worst = args['worst-case'];
 if (scale && !/^[1-9]\d*$/.test(args.orders)) throw new Error('--orders takes a positive integer');
 
 const command = commandLine();
 console.log(`${command}\n`);
-const service = await startService();
+// The worst-case measure reads the largest heap from V8's own --trace-gc lines.
+const service = await startService(worst ? ['--trace-gc'] : []);
 let result;
 try {
-  result = scale
-    ? await scaleMode(service, {
-        ...options,
-        orders: Number(args.orders),
-        customers: Number(args.customers),
-      })
-    : await compareMode(
-        service,
-        options,
-        args['no-extras'] ? undefined : (s, token) => extras(s, token, options),
-      );
+  result = worst
+    ? await worstCase(service, { patches: options.worstPatches })
+    : scale
+      ? await scaleMode(service, {
+          ...options,
+          orders: Number(args.orders),
+          customers: Number(args.customers),
+        })
+      : await compareMode(
+          service,
+          options,
+          args['no-extras'] ? undefined : (s, token) => extras(s, token, options),
+        );
 } finally {
   await service.stop();
 }
 
 const text = section(
-  scale ? `Scale, ${args.orders} orders` : 'Hot paths',
+  worst ? 'Worst-case reads' : scale ? `Scale, ${args.orders} orders` : 'Hot paths',
   command,
   result.markdown,
 );

@@ -88,7 +88,12 @@ describe('event log and change feed', () => {
 
       const timeline = await get(s, `/v1/orders/${order.id}/events`);
       expect(timeline.status).toBe(200);
-      expect(timeline.body).toEqual({ data: events });
+      expect(timeline.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(timeline.body).toEqual({
+        data: events,
+        next_cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+        has_more: false,
+      });
     });
 
     it('customer.created carries the Customer', async () => {

@@ -36,7 +36,7 @@ export function freePort() {
  * Starts dist/src/main.js with a fresh DATA_DIR (embedded PostgreSQL, demo seed) and waits
  * until it is ready; the demo app's credentials come from the first-start banner.
  */
-export async function startService() {
+export async function startService(extraNodeArgs = []) {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'storefront-bench-'));
   const env = {
@@ -61,6 +61,7 @@ export async function startService() {
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (written on exit).
   const nodeArgs = [
     ...(await startFlags()),
+    ...extraNodeArgs,
     ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
   const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {

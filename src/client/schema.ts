@@ -285,8 +285,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The order's timeline: its events, oldest first
-     * @description The `order.created` and `order.status_changed` events of the order, in the shapes of `GET /v1/events`; events past the retention (`EVENT_RETENTION_DAYS`, 30 by default) are gone. Needs an app token with `orders:read`.
+     * The order's timeline: its events, oldest first, in pages
+     * @description Every event of the order (creation, status changes, updates, fulfillments, refunds), in the shapes of `GET /v1/events` and in the order they were written. Pages as the feed’s: at most `limit` events, ending before the body passes 4 MiB (with at least one event); follow `next_cursor` (as `after`) while `has_more`, and later from the last `next_cursor` for what happened since. Events past the retention (`EVENT_RETENTION_DAYS`, 30 by default) are gone. Needs an app token with `orders:read`.
      */
     get: operations['OrdersController_timeline'];
     put?: never;
@@ -438,7 +438,7 @@ export interface paths {
     };
     /**
      * The change feed: every committed event of the tenant once, in commit order
-     * @description Follow `next_cursor` (as `after`) to see every event exactly once, including events of transactions that committed after a later one: an event is served once every transaction that could precede it has ended. Events of one transaction stay together. Admin-action events of an app are visible to that app only. Needs an app token with `events:read`.
+     * @description Follow `next_cursor` (as `after`) to see every event exactly once, including events of transactions that committed after a later one: an event is served once every transaction that could precede it has ended. Events of one transaction stay together. A page holds at most `limit` events and ends before its body passes 4 MiB (with at least one event; `has_more` says whether more are there now). Admin-action events of an app are visible to that app only. Needs an app token with `events:read`.
      */
     get: operations['EventsController_feed'];
     put?: never;
@@ -1473,8 +1473,19 @@ export interface components {
       /** @description Without `cursor` (page mode): `page`, `limit`, exact `total`, `total_pages`, `next_cursor`, `has_more`. With `cursor`: `limit`, `next_cursor`, `has_more` (no count, so every page costs the same). */
       meta: components['schemas']['PageWithCursorMeta'] | components['schemas']['CursorMeta'];
     };
-    OrderEventsDto: {
+    EventPageDto: {
+      /** @description One schema per event type */
       data: components['schemas']['Event'][];
+      /**
+       * @description Where to continue (pass as `after`); returned even when `data` is empty
+       * @example ZTEuNDgyMTMuMTIwNw
+       */
+      next_cursor: string;
+      /**
+       * @description More events are available now
+       * @example false
+       */
+      has_more: boolean;
     };
     ChangeStatusDto: {
       /**
@@ -1609,20 +1620,6 @@ export interface components {
     RefundListDto: {
       /** @description Oldest first */
       data: components['schemas']['RefundDto'][];
-    };
-    EventPageDto: {
-      /** @description One schema per event type */
-      data: components['schemas']['Event'][];
-      /**
-       * @description Where to continue (pass as `after`); returned even when `data` is empty
-       * @example ZTEuNDgyMTMuMTIwNw
-       */
-      next_cursor: string;
-      /**
-       * @description More events are available now
-       * @example false
-       */
-      has_more: boolean;
     };
     CreateWebhookEndpointDto: {
       /**
@@ -4161,7 +4158,11 @@ export interface operations {
   };
   OrdersController_timeline: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description A `next_cursor` from an earlier page of this order's timeline: it continues just after it. Without it: from the order's oldest retained event. */
+        after?: string;
+        limit?: number;
+      };
       header?: never;
       path: {
         id: number;
@@ -4178,10 +4179,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['OrderEventsDto'];
+          'application/json': components['schemas']['EventPageDto'];
         };
       };
-      /** @description `validation_failed`: id is not a positive integer; `invalid_request`: malformed JSON body or URL */
+      /** @description `validation_failed`: id is not a positive integer, `after` is not a cursor of this order's timeline, `limit` out of 1–500; `invalid_request`: malformed JSON body or URL */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

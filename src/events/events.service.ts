@@ -3,8 +3,8 @@ import type { AppContext } from '../auth/request-context.js';
 import { AppError } from '../common/errors/app-error.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
 import { ReadReplicas } from '../database/read-replicas.service.js';
-import type { EventPageDto, FeedQuery } from './dto/event.dto.js';
-import { toEventDto } from './event.mapper.js';
+import type { FeedQuery } from './dto/event.dto.js';
+import { eventPageJson, fitEventPage } from './event-page.js';
 import { EventsRepository } from './events.repository.js';
 import {
   decodeFeedCursor,
@@ -24,13 +24,13 @@ export class EventsService {
   /**
    * One page of the change feed. The retention check comes after the read: a purge that
    * committed before the read is then always noticed (410), never served as a silent gap.
-   * Within the caller's caps on expensive requests.
+   * Within the caller's caps on expensive requests. The page's JSON text (event-page.ts).
    */
-  feed(ctx: AppContext, query: FeedQuery): Promise<EventPageDto> {
+  feed(ctx: AppContext, query: FeedQuery): Promise<string> {
     return this.expensive.run(ctx, () => this.readFeed(ctx, query));
   }
 
-  private async readFeed(ctx: AppContext, query: FeedQuery): Promise<EventPageDto> {
+  private async readFeed(ctx: AppContext, query: FeedQuery): Promise<string> {
     const position = query.after === undefined ? FEED_START : decodeFeedCursor(query.after);
     if (!position) {
       throw new AppError('validation_failed', 'after is not a cursor of this feed', {
@@ -57,12 +57,14 @@ export class EventsService {
         'events after this cursor are past the retention period; start again without `after` and reconcile with GET /v1/orders?updated_after=',
       );
     }
-    const page = rows.slice(0, query.limit);
-    const hasMore = rows.length > query.limit;
-    const last = page.at(-1);
-    // A full page continues after its last event; otherwise everything visible was read.
-    const next = hasMore ? last! : laterOf(position, { txid: horizon, seq: 0 });
-    return { data: page.map(toEventDto), next_cursor: encodeFeedCursor(next), has_more: hasMore };
+    const { served, hasMore } = fitEventPage(rows, query.limit);
+    // A page cut short continues after its last event; otherwise everything visible was read.
+    const next = hasMore ? served.at(-1)!.row : laterOf(position, { txid: horizon, seq: 0 });
+    return eventPageJson(
+      served.map((event) => event.json),
+      encodeFeedCursor(next),
+      hasMore,
+    );
   }
 }
 

@@ -41,7 +41,8 @@ import {
   ORDER_LIST_VALIDATION,
 } from './dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from './dto/order.dto.js';
-import { OrderEventsDto } from '../events/dto/event.dto.js';
+import { EventPageDto, TimelineQuery } from '../events/dto/event.dto.js';
+import { jsonText } from '../common/http/json-text.js';
 import { OrderListService } from './order-list.service.js';
 import { OrdersService } from './orders.service.js';
 import { validated } from '../common/http/validated.js';
@@ -158,19 +159,28 @@ export class OrdersController {
   @ApiParam(ID_PARAM)
   @Authenticated(appScope('orders:read'))
   @ApiOperation({
-    summary: "The order's timeline: its events, oldest first",
+    summary: "The order's timeline: its events, oldest first, in pages",
     description:
-      'The `order.created` and `order.status_changed` events of the order, in the shapes of ' +
-      '`GET /v1/events`; events past the retention (`EVENT_RETENTION_DAYS`, 30 by default) are ' +
-      'gone. Needs an app token with `orders:read`.',
+      'Every event of the order (creation, status changes, updates, fulfillments, refunds), in ' +
+      'the shapes of `GET /v1/events` and in the order they were written. Pages as the feed’s: ' +
+      'at most `limit` events, ending before the body passes 4 MiB (with at least one event); ' +
+      'follow `next_cursor` (as `after`) while `has_more`, and later from the last ' +
+      '`next_cursor` for what happened since. Events past the retention ' +
+      '(`EVENT_RETENTION_DAYS`, 30 by default) are gone. Needs an app token with `orders:read`.',
   })
-  @ApiOkResponse({ type: OrderEventsDto })
+  @ApiOkResponse({ type: EventPageDto })
   @ApiErrors({
-    validation_failed: 'id is not a positive integer',
+    validation_failed:
+      "id is not a positive integer, `after` is not a cursor of this order's timeline, `limit` out of 1–500",
     not_found: "unknown or another tenant's order",
   })
-  async timeline(@AppCtx() ctx: AppContext, @IdParam() id: number): Promise<OrderEventsDto> {
-    return { data: await this.orders.timeline(ctx, id) };
+  async timeline(
+    @AppCtx() ctx: AppContext,
+    @IdParam() id: number,
+    @Query(validated) query: TimelineQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return jsonText(reply, await this.orders.timeline(ctx, id, query));
   }
 
   @Post(':id/status')

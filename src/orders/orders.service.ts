@@ -6,8 +6,9 @@ import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import type { VersionPrecondition } from '../common/http/entity-tags.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
 import { Transactions } from '../database/transactions.js';
-import type { EventDto } from '../events/dto/event.dto.js';
-import { toEventDto } from '../events/event.mapper.js';
+import type { TimelineQuery } from '../events/dto/event.dto.js';
+import { eventPageJson, fitEventPage } from '../events/event-page.js';
+import { decodeTimelineCursor, encodeTimelineCursor } from '../events/timeline-cursor.js';
 import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
 import type { OrderDto } from './dto/order.dto.js';
@@ -158,14 +159,29 @@ export class OrdersService {
     });
   }
 
-  /** The order's events, oldest first; an unknown or foreign order is 404. An expensive request. */
-  timeline(ctx: AppContext, id: number): Promise<EventDto[]> {
+  /**
+   * A page of the order's events, oldest first, as JSON text (events/event-page.ts); an
+   * unknown or foreign order is 404. An expensive request.
+   */
+  timeline(ctx: AppContext, id: number, query: TimelineQuery): Promise<string> {
+    const after = query.after === undefined ? 0 : decodeTimelineCursor(query.after, id);
+    if (after === undefined) {
+      throw new AppError('validation_failed', "after is not a cursor of this order's timeline", {
+        details: [{ field: 'after', message: "must be a next_cursor of this order's timeline" }],
+      });
+    }
     return this.expensive.run(ctx, async () => {
       const tenant = this.transactions.db.tenant(ctx.tenantId);
       // One after the other: one connection at a time, as the caps count it.
       if (!(await this.orders.exists(tenant, WHOLE_TENANT_SCOPE, id))) throw notFound(id);
-      const events = await this.eventsRepository.ofOrder(tenant, id);
-      return events.map(toEventDto);
+      const rows = await this.eventsRepository.ofOrder(tenant, id, after, query.limit + 1);
+      const { served, hasMore } = fitEventPage(rows, query.limit);
+      const last = served.at(-1)?.row.seq ?? after;
+      return eventPageJson(
+        served.map((event) => event.json),
+        encodeTimelineCursor(id, last),
+        hasMore,
+      );
     });
   }
 }

@@ -21,14 +21,17 @@ export interface NewEvent {
 export class OutboxRepository {
   async append(db: TenantSql, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
+    const data = events.map((e) => JSON.stringify(e.data));
     await db.rows(
-      `INSERT INTO events (tenant_id, type, app_id, order_id, data)
-       SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::jsonb[])`,
+      `INSERT INTO events (tenant_id, type, app_id, order_id, data, size)
+       SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::jsonb[], $6::int[])`,
       [
         events.map((e) => e.type),
         events.map((e) => e.appId ?? null),
         events.map((e) => e.orderId ?? null),
-        events.map((e) => JSON.stringify(e.data)),
+        data,
+        // What pages of the feed are cut by (events.repository.ts).
+        data.map((json) => Buffer.byteLength(json)),
       ],
       true,
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
-import type { EventRow } from '../events/events.repository.js';
+import type { ParsedEvent } from '../events/event.mapper.js';
 import { ENDPOINT_COLUMNS, type EndpointRow } from './webhook-endpoints.repository.js';
 
 /** What an attempt needs: its endpoint (with sealed secrets) and its event. */
@@ -10,7 +10,7 @@ export interface DeliveryTarget {
   url: string;
   secret_ciphertext: Buffer;
   previous_secret_ciphertext: Buffer | null;
-  event: Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'>;
+  event: ParsedEvent;
 }
 
 /** The outcome of a claimed attempt. */

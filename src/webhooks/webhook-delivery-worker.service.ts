@@ -132,7 +132,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   private send(target: DeliveryTarget): Promise<SendOutcome> {
-    const body = JSON.stringify(toEventDto({ ...target.event, seq: 0, txid: '0' }));
+    const body = JSON.stringify(toEventDto(target.event));
     const timestamp = Math.floor(Date.now() / 1000);
     let secrets: string[];
     try {

@@ -80,9 +80,34 @@ describe('the event feed and order timelines, two tenants', () => {
     expect(await events.purgedAfter(tenantA(), rows[0])).toBe(false);
   });
 
-  it('ofOrder: the tenant’s events of the order, no app’s private ones', async () => {
-    const timeline = await events.ofOrder(tenantA(), orderId);
+  it('ofOrder: the tenant’s events of the order, no app’s private ones, after a place', async () => {
+    const timeline = await events.ofOrder(tenantA(), orderId, 0, 100);
     expect(timeline.map((e) => e.id)).toEqual([feedA[0], feedA[2]]);
     expect(timeline.map((e) => e.type)).toEqual(['order.created', 'order.status_changed']);
+    expect(JSON.parse(timeline[0].data!)).toEqual({ object: {} });
+    const later = await events.ofOrder(tenantA(), orderId, timeline[0].seq, 100);
+    expect(later.map((e) => e.id)).toEqual([feedA[2]]);
+    expect((await events.ofOrder(tenantA(), orderId, 0, 1)).map((e) => e.id)).toEqual([feedA[0]]);
+  });
+
+  it('cuts a page near 4 MiB: the rows that fit with their text, the next one without, none after', async () => {
+    const bigOrder = 515151;
+    const note = 'x'.repeat(1.5 * 1024 * 1024);
+    // Sized by the writer, and (the first two) written before sizes were kept.
+    for (const size of [null, null, note.length + 12, note.length + 12]) {
+      await r.inspect.query(
+        `INSERT INTO events (tenant_id, type, order_id, data, size)
+         VALUES ($1, 'order.updated', $2, jsonb_build_object('note', $3::text), $4)`,
+        [r.tenantA, bigOrder, note, size],
+      );
+    }
+    await untilEventsVisible(r.inspect);
+    const timeline = await events.ofOrder(tenantA(), bigOrder, 0, 100);
+    expect(timeline.map((e) => e.data === null)).toEqual([false, false, true]);
+    expect(JSON.parse(timeline[1].data!)).toEqual({ note });
+    const feed = await events.feed(tenantA(), appA, FEED_START, 100, ['order.updated']);
+    expect(feed.rows.map((e) => e.data === null)).toEqual([false, false, true]);
+    const next = await events.ofOrder(tenantA(), bigOrder, timeline[1].seq, 100);
+    expect(next.map((e) => e.data === null)).toEqual([false, false]);
   });
 });

@@ -62,6 +62,16 @@ export class EventPageDto {
   has_more!: boolean;
 }
 
-export class OrderEventsDto {
-  @ApiProperty({ type: 'array', items: ANY_EVENT }) data!: EventDto[];
+export class TimelineQuery {
+  @ApiPropertyOptional({
+    description:
+      "A `next_cursor` from an earlier page of this order's timeline: it continues just after it. Without it: from the order's oldest retained event.",
+  })
+  @IsOptional()
+  @IsString()
+  after?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 100 })
+  @QueryInt(1, 500)
+  limit = 100;
 }
