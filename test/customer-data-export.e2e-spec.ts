@@ -67,8 +67,10 @@ describe('customer data export', () => {
           refunds: [refund.body],
         }),
       ],
+      imports: [],
       generated_at: expect.stringMatching(/Z$/),
     });
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     const read = await t.http
       .get(`/v1/orders/${guest.body.id}`)
       .set('authorization', `Bearer ${token}`);
@@ -77,9 +79,58 @@ describe('customer data export', () => {
     expect([fulfillments.length, refunds.length]).toEqual([1, 1]);
   });
 
+  it('streams any number of orders, a page at a time, and the imports that did not become orders', async () => {
+    const email = `many-${Date.now()}@example.com`;
+    const ids: number[] = [];
+    for (let i = 0; i < 23; i++)
+      ids.push((await order(i % 2 ? email : email.toUpperCase())).body.id);
+    const tenantId = (
+      await t.dataSource.query<Array<{ tenant_id: string }>>(
+        'SELECT tenant_id FROM orders WHERE id = $1',
+        [ids[0]],
+      )
+    )[0].tenant_id;
+    const payload = (external: string) => ({
+      marketplace: 'n11',
+      external_order_id: external,
+      customer: { name: 'Ada', email: email.toUpperCase() },
+      shipping_address: { country: 'TR', city: 'Izmir', address: 'Street 1' },
+      items: [{ sku: 'S', name: 'Thing', quantity: 1, unit_price: 5, total: 5 }],
+    });
+    for (const [external, status, error, orderId] of [
+      ['x-failed', 'failed', 'product 9 is not in the catalog', null],
+      ['x-queued', 'queued', null, null],
+      ['x-imported', 'imported', null, ids[0]],
+    ] as const) {
+      await t.dataSource.query(
+        `INSERT INTO marketplace_imports (tenant_id, marketplace, external_order_id, status, payload, error, order_id, attempts)
+         VALUES ($1, 'n11', $2, $3, $4, $5, $6, 1)`,
+        [tenantId, external, status, JSON.stringify(payload(external)), error, orderId],
+      );
+    }
+    const res = await post('/v1/customers/data-exports', { email });
+    expect(res.status).toBe(200);
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.body.orders.map((o: { id: number }) => o.id)).toEqual(ids);
+    expect(res.body.imports).toEqual([
+      {
+        status: 'failed',
+        marketplace: 'n11',
+        external_order_id: 'x-failed',
+        order_id: null,
+        error: 'product 9 is not in the catalog',
+        attempts: 1,
+        payload: payload('x-failed'),
+        created_at: expect.stringMatching(/Z$/),
+        updated_at: expect.stringMatching(/Z$/),
+      },
+      expect.objectContaining({ status: 'queued', external_order_id: 'x-queued' }),
+    ]);
+  });
+
   it('an unknown person: null and no orders; needs customer:privacy; a bad email is 400', async () => {
     const unknown = await post('/v1/customers/data-exports', { email: 'nobody-here@example.com' });
-    expect(unknown.body).toMatchObject({ customer: null, orders: [] });
+    expect(unknown.body).toMatchObject({ customer: null, orders: [], imports: [] });
     const limited = await tokenFor(
       t,
       await newApp(t, (await newTenant(t)).id, ['orders:read', 'customer:auth']),

@@ -88,10 +88,12 @@ export class CustomerExportCommand extends PersonCommand {
 
   protected async execute(o: PersonOptions): Promise<CommandOutput> {
     const { tenantId, email } = await this.person(o);
-    const exported = await this.data.exportOf(tenantId, email);
+    const exported = JSON.parse(await this.data.exportOf(tenantId, email)) as Record<
+      string,
+      unknown
+    >;
     // The export is the answer to hand over: JSON either way.
-    const json = exported as unknown as Record<string, unknown>;
-    return { json, text: JSON.stringify(exported, null, 2) };
+    return { json: exported, text: JSON.stringify(exported, null, 2) };
   }
 }
 

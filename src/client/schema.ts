@@ -632,7 +632,7 @@ export interface paths {
     put?: never;
     /**
      * Export what the store holds about a person (GDPR art. 15)
-     * @description The registered customer with that email in the tenant (any case), or null, and every order of the tenant placed with that email or linked to that customer, with its items, fulfillments and refunds. Nothing of another tenant. Needs an app token with `customer:privacy`.
+     * @description The registered customer with that email in the tenant (any case), or null, every order of the tenant placed with that email or linked to that customer, with its items, fulfillments and refunds, and the marketplace imports with that email that have not become an order, with their payloads. Nothing of another tenant. Streamed (chunked): a person may have any number of orders, and the service holds a few of them at a time. Needs an app token with `customer:privacy`.
      */
     post: operations['CustomersController_exportData'];
     delete?: never;
@@ -2060,6 +2060,28 @@ export interface components {
       /** @description Oldest first */
       refunds: components['schemas']['RefundDto'][];
     };
+    ExportedImportDto: {
+      /** @enum {string} */
+      status: 'queued' | 'processing' | 'failed';
+      /** @example trendyol */
+      marketplace: string;
+      /** @example TY-10001 */
+      external_order_id: string;
+      /** @example null */
+      order_id: number | null;
+      /** @example product 42 is not in the catalog */
+      error: string | null;
+      /** @example 1 */
+      attempts: number;
+      /** @description The import request as it was received (customer, shipping address, items) */
+      payload: {
+        [key: string]: unknown;
+      };
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
     DataExportDto: {
       /**
        * @description As asked
@@ -2070,6 +2092,8 @@ export interface components {
       customer: components['schemas']['CustomerDto'] | null;
       /** @description Every order of the tenant placed with that email (any case) or linked to that customer, by id, each with its fulfillments and refunds */
       orders: components['schemas']['ExportedOrderDto'][];
+      /** @description The marketplace imports of the tenant with that email (any case) that have not become an order (queued, processing or failed), by id, with their payloads */
+      imports: components['schemas']['ExportedImportDto'][];
       /**
        * Format: date-time
        * @example 2026-11-27T16:00:00.000Z

@@ -83,3 +83,48 @@ describe('ConcurrencyGate', () => {
     void waitingA;
   });
 });
+
+describe('ConcurrencyGate with memory', () => {
+  const limits = { total: 10, perTenant: 10, perApp: 10, waitingPerApp: 10, memory: 100 };
+
+  it('keeps the running requests within the memory, and a large one waits for room', async () => {
+    const gate = new ConcurrencyGate(limits, full);
+    const first = await gate.enter(A1, 60);
+    let large = false;
+    const waiting = gate.enter(B1, 60).then((leave) => ((large = true), leave));
+    await Promise.resolve();
+    expect(large).toBe(false);
+    // Requests that take no memory still run.
+    (await gate.enter(A2))();
+    first();
+    (await waiting)();
+    expect(large).toBe(true);
+    expect(gate.running(1) + gate.running(2)).toBe(0);
+  });
+
+  it('a large request next in turn is not passed by smaller ones that would fit', async () => {
+    const gate = new ConcurrencyGate(limits, full);
+    const first = await gate.enter(A1, 50);
+    const order: string[] = [];
+    const large = gate.enter(B1, 80).then((leave) => (order.push('large'), leave));
+    const small = gate.enter(A2, 10).then((leave) => (order.push('small'), leave));
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    // Freed: the large one goes first, and the small one fits beside it.
+    first();
+    await Promise.all([large, small]);
+    expect(order).toEqual(['large', 'small']);
+  });
+
+  it('a weight beyond the memory is held as the whole of it', async () => {
+    const gate = new ConcurrencyGate(limits, full);
+    const leave = await gate.enter(A1, 1_000);
+    let second = false;
+    const waiting = gate.enter(B1, 1).then((l) => ((second = true), l));
+    await Promise.resolve();
+    expect(second).toBe(false);
+    leave();
+    (await waiting)();
+    expect(second).toBe(true);
+  });
+});

@@ -137,6 +137,19 @@ export class AppConfig {
   @Max(200)
   EXPENSIVE_CONCURRENCY_PER_APP = 4;
 
+  /**
+   * The bytes (MiB) the answers of running list, feed, timeline and export requests may take
+   * together per process, each counted by the largest it can be (a page of 100 of the largest
+   * orders counts 25 MiB, a feed page 4 MiB); a request that does not fit waits its turn.
+   * Building an answer takes about three times its size in heap: with the heap the service
+   * runs with (256 MiB), any number of the largest requests at once keep it serving.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(8)
+  @Max(4096)
+  EXPENSIVE_MEMORY_MB = 48;
+
   /** Connections for background work (jobs, webhook dispatch, counters, limits sync). */
   @Transform(toInteger)
   @IsInt()

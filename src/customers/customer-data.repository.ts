@@ -4,6 +4,8 @@ import type { FulfillmentRow } from '../orders/operations/fulfillments.repositor
 import type { RefundRow } from '../orders/operations/refunds.repository.js';
 import { ORDER_ITEMS_JSON } from '../orders/order-list.sql.js';
 import { O_COLUMNS, type OrderWithItemsRow } from '../orders/orders.repository.js';
+import type { ImportOrderDto } from '../marketplace/dto/import-order.dto.js';
+import type { ImportRow } from '../marketplace/imports.repository.js';
 
 /** An order of a person, with its lines, fulfillments and refunds (oldest first). */
 export interface PersonOrderRow extends OrderWithItemsRow {
@@ -11,17 +13,31 @@ export interface PersonOrderRow extends OrderWithItemsRow {
   refunds: RefundRow[];
 }
 
-/** What a tenant holds about a person, found by email (docs/BEHAVIOUR.md#customer-data-rights). */
+/** A marketplace import of a person that has not become an order (yet, or ever). */
+export interface PersonImportRow extends Omit<ImportRow, 'tenant_id' | 'app_id'> {
+  payload: ImportOrderDto;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * What a tenant holds about a person, found by email (docs/BEHAVIOUR.md#customer-data-rights),
+ * read a page at a time in id order: a person may have any number of orders, and the export
+ * streams them (customer-data.service.ts).
+ */
 @Injectable()
 export class CustomerDataRepository {
   /**
-   * Every order of the tenant placed with `email` (any case) or linked to `customerId`, in id
-   * order, each with its lines, fulfillments and refunds, in one statement.
+   * The next `limit` orders after `afterId` of the tenant placed with `email` (any case) or
+   * linked to `customerId`, in id order, each with its lines, fulfillments and refunds, in one
+   * statement.
    */
   async ordersOf(
     db: TenantSql,
     email: string,
     customerId: number | null,
+    afterId: number,
+    limit: number,
   ): Promise<PersonOrderRow[]> {
     const rows = await db.rows<PersonOrderRow>(
       `SELECT ${O_COLUMNS}, ${ORDER_ITEMS_JSON},
@@ -34,8 +50,9 @@ export class CustomerDataRepository {
        FROM orders o
        WHERE o.tenant_id = $1
          AND (lower(o.customer_email) = lower($2) OR o.customer_id = $3::bigint)
-       ORDER BY o.id`,
-      [email, customerId],
+         AND o.id > $4
+       ORDER BY o.id LIMIT $5`,
+      [email, customerId, afterId, limit],
     );
     // json_agg gives the records' timestamps as text.
     return rows.map((row) => ({
@@ -47,5 +64,26 @@ export class CustomerDataRepository {
       })),
       refunds: row.refunds.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
     }));
+  }
+
+  /**
+   * The next `limit` imports after `afterId` with `email` (any case) that have not become an
+   * order: queued, processing or failed, with their payloads.
+   */
+  importsOf(
+    db: TenantSql,
+    email: string,
+    afterId: number,
+    limit: number,
+  ): Promise<PersonImportRow[]> {
+    return db.rows<PersonImportRow>(
+      `SELECT id, marketplace, external_order_id, status, payload, order_id, error, attempts,
+         created_at, updated_at
+       FROM marketplace_imports
+       WHERE tenant_id = $1 AND lower(payload->'customer'->>'email') = lower($2)
+         AND status <> 'imported' AND id > $3
+       ORDER BY id LIMIT $4`,
+      [email, afterId, limit],
+    );
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
 import {
   ApiCreatedResponse,
   ApiHeader,
@@ -164,18 +165,23 @@ export class CustomersController {
   @ApiOperation({
     summary: 'Export what the store holds about a person (GDPR art. 15)',
     description:
-      'The registered customer with that email in the tenant (any case), or null, and every ' +
+      'The registered customer with that email in the tenant (any case), or null, every ' +
       'order of the tenant placed with that email or linked to that customer, with its items, ' +
-      'fulfillments and refunds. Nothing of another tenant. Needs an app token with ' +
-      '`customer:privacy`.',
+      'fulfillments and refunds, and the marketplace imports with that email that have not ' +
+      'become an order, with their payloads. Nothing of another tenant. Streamed (chunked): a ' +
+      'person may have any number of orders, and the service holds a few of them at a time. ' +
+      'Needs an app token with `customer:privacy`.',
   })
   @ApiOkResponse({ type: DataExportDto })
   @ApiErrors({ validation_failed: 'email missing or malformed' })
-  exportData(
+  async exportData(
     @AppCtx() ctx: AppContext,
     @Body(validated) dto: DataExportRequestDto,
-  ): Promise<DataExportDto> {
-    return this.data.export(ctx, dto.email);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Readable> {
+    const answer = await this.data.export(ctx, dto.email);
+    reply.type('application/json; charset=utf-8');
+    return answer;
   }
 
   @Post('erasures')

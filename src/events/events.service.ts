@@ -4,7 +4,7 @@ import { AppError } from '../common/errors/app-error.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
 import { ReadReplicas } from '../database/read-replicas.service.js';
 import type { FeedQuery } from './dto/event.dto.js';
-import { eventPageJson, fitEventPage } from './event-page.js';
+import { eventPageJson, fitEventPage, PAGE_BODY_LIMIT } from './event-page.js';
 import { EventsRepository } from './events.repository.js';
 import {
   decodeFeedCursor,
@@ -27,7 +27,7 @@ export class EventsService {
    * Within the caller's caps on expensive requests. The page's JSON text (event-page.ts).
    */
   feed(ctx: AppContext, query: FeedQuery): Promise<string> {
-    return this.expensive.run(ctx, () => this.readFeed(ctx, query));
+    return this.expensive.run(ctx, () => this.readFeed(ctx, query), PAGE_BODY_LIMIT);
   }
 
   private async readFeed(ctx: AppContext, query: FeedQuery): Promise<string> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
+import { MAX_ORDER_JSON_BYTES } from './order-size.js';
 import { ReadReplicas } from '../database/read-replicas.service.js';
 import type { Db } from '../database/sql/db.js';
 import { Transactions } from '../database/transactions.js';
@@ -27,9 +28,13 @@ export class OrderListService {
     private readonly expensive: ExpensiveRequests,
   ) {}
 
-  /** Within the caller's tenant and app caps on expensive requests. */
+  /**
+   * Within the caller's tenant and app caps on expensive requests, and the memory the page
+   * may take at most: `limit` of the largest orders.
+   */
   list(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {
-    return this.expensive.run(ctx, () => this.read(ctx, query));
+    const memory = query.limit * MAX_ORDER_JSON_BYTES;
+    return this.expensive.run(ctx, () => this.read(ctx, query), memory);
   }
 
   private async read(ctx: RequestContext, query: ListOrdersQuery): Promise<OrderPageDto> {

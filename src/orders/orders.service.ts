@@ -7,7 +7,7 @@ import type { VersionPrecondition } from '../common/http/entity-tags.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
 import { Transactions } from '../database/transactions.js';
 import type { TimelineQuery } from '../events/dto/event.dto.js';
-import { eventPageJson, fitEventPage } from '../events/event-page.js';
+import { eventPageJson, fitEventPage, PAGE_BODY_LIMIT } from '../events/event-page.js';
 import { decodeTimelineCursor, encodeTimelineCursor } from '../events/timeline-cursor.js';
 import { EventsRepository } from '../events/events.repository.js';
 import type { CreateOrderDto } from './dto/create-order.dto.js';
@@ -170,19 +170,23 @@ export class OrdersService {
         details: [{ field: 'after', message: "must be a next_cursor of this order's timeline" }],
       });
     }
-    return this.expensive.run(ctx, async () => {
-      const tenant = this.transactions.db.tenant(ctx.tenantId);
-      // One after the other: one connection at a time, as the caps count it.
-      if (!(await this.orders.exists(tenant, WHOLE_TENANT_SCOPE, id))) throw notFound(id);
-      const rows = await this.eventsRepository.ofOrder(tenant, id, after, query.limit + 1);
-      const { served, hasMore } = fitEventPage(rows, query.limit);
-      const last = served.at(-1)?.row.seq ?? after;
-      return eventPageJson(
-        served.map((event) => event.json),
-        encodeTimelineCursor(id, last),
-        hasMore,
-      );
-    });
+    return this.expensive.run(
+      ctx,
+      async () => {
+        const tenant = this.transactions.db.tenant(ctx.tenantId);
+        // One after the other: one connection at a time, as the caps count it.
+        if (!(await this.orders.exists(tenant, WHOLE_TENANT_SCOPE, id))) throw notFound(id);
+        const rows = await this.eventsRepository.ofOrder(tenant, id, after, query.limit + 1);
+        const { served, hasMore } = fitEventPage(rows, query.limit);
+        const last = served.at(-1)?.row.seq ?? after;
+        return eventPageJson(
+          served.map((event) => event.json),
+          encodeTimelineCursor(id, last),
+          hasMore,
+        );
+      },
+      PAGE_BODY_LIMIT,
+    );
   }
 }
 

@@ -15,7 +15,10 @@ const RESERVED_CONNECTIONS = 2;
  * more than the request pool less RESERVED_CONNECTIONS (left to cheap requests), a tenant at
  * most EXPENSIVE_CONCURRENCY_PER_TENANT of them and each app at most
  * EXPENSIVE_CONCURRENCY_PER_APP, and freed places go to the tenants in turn: one tenant's
- * flood, or two's, never takes the pool. Per process: it protects this process's pool.
+ * flood, or two's, never takes the pool. Each also declares the most memory its answer may
+ * take, and all together stay within EXPENSIVE_MEMORY_MB: the largest answers (pages of the
+ * largest orders, full feed pages, exports) cannot together take the process's heap. Per
+ * process: it protects this process's pool and memory.
  */
 @Injectable()
 export class ExpensiveRequests {
@@ -27,13 +30,21 @@ export class ExpensiveRequests {
    * the service, not a Nest interceptor: the interceptor's observables cost a list about
    * 150 µs of CPU (measured with `npm run bench`).
    */
-  async run<T>(caller: Caller, work: () => Promise<T>): Promise<T> {
-    const leave = await this.gate.enter(ownerOf(caller));
+  async run<T>(caller: Caller, work: () => Promise<T>, memory = 0): Promise<T> {
+    const leave = await this.hold(caller, memory);
     try {
       return await work();
     } finally {
       leave();
     }
+  }
+
+  /**
+   * A place for work that outlives a promise (an answer streamed a page at a time), with
+   * `memory`: the most its answer may hold at once (bytes). Returns what gives it back.
+   */
+  hold(caller: Caller, memory = 0): Promise<() => void> {
+    return this.gate.enter(ownerOf(caller), memory);
   }
 
   constructor(config: AppConfig) {
@@ -42,7 +53,13 @@ export class ExpensiveRequests {
     const perApp = Math.min(config.EXPENSIVE_CONCURRENCY_PER_APP, perTenant);
     const rule = { policy: 'concurrent', limit: perApp, windowSeconds: 1 };
     this.gate = new ConcurrencyGate(
-      { total, perTenant, perApp, waitingPerApp: WAITING_PER_APP },
+      {
+        total,
+        perTenant,
+        perApp,
+        waitingPerApp: WAITING_PER_APP,
+        memory: config.EXPENSIVE_MEMORY_MB * 2 ** 20,
+      },
       () =>
         new AppError(
           'rate_limited',

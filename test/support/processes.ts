@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { freePort } from '../../src/database/free-port.js';
 import { createTestDatabase } from './test-database.js';
 
@@ -30,8 +31,23 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `node dist/src/main.js` and resolves once it logs that it listens. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/** The node flags of package.json's `start` script (`node <flags> dist/src/main.js`). */
+export async function startFlags(): Promise<string[]> {
+  const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const match = /node ((?:--[\w-]+(?:=\S+)? )*)dist\/src\/main\.js/.exec(scripts.start);
+  if (!match) throw new Error('no node flags found in the start script');
+  return match[1].split(' ').filter(Boolean);
+}
+
+/**
+ * Starts `node [nodeArgs] dist/src/main.js` and resolves once it logs that it listens.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
   // info at least: the helper waits for the "listening" line.
   const level = env.LOG_LEVEL === 'debug' ? 'debug' : 'info';
   for (let attempt = 1; ; attempt++) {
@@ -42,6 +58,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
         { ...env, LOG_LEVEL: level, PORT: String(port) },
         '"msg":"listening on',
         port,
+        nodeArgs,
       );
     } catch (error) {
       // The picked port was free when probed; another spec's listen(0) may take it before
@@ -67,8 +84,9 @@ async function startProcess(
   env: Record<string, string>,
   readyLine: string,
   port: number,
+  nodeArgs: string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
