@@ -370,6 +370,19 @@ describe('orders', () => {
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
     });
 
+    it('a quantity sent as a string is told it must be an integer, first and only', async () => {
+      const res = await create(
+        a,
+        orderBody(a, { items: [{ product_id: a.products[0], quantity: '2' }] }),
+      );
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        error: 'validation_failed',
+        error_description: 'items[0].quantity must be an integer number',
+        details: [{ field: 'items[0].quantity', message: 'must be an integer number' }],
+      });
+    });
+
     it('accepts names at the 200-character bound', async () => {
       const res = await create(a, orderBody(a, { customer: { name: long(200), email: 'a@b.io' } }));
       expect(res.status).toBe(201);

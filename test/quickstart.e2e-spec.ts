@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../src/database/free-port.js';
 import {
   ensureBuilt,
   processBudget,
@@ -12,16 +13,36 @@ import {
   type ServerProcess,
 } from './support/processes.js';
 
+/** The README's curl quickstart: the first shell block after its heading. */
+async function curlQuickstart(): Promise<string> {
+  const readme = await readFile('README.md', 'utf8');
+  return /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Quickstart')))![1];
+}
+
+/** Runs `script` in bash with `env`, node from the line this suite runs on. */
+async function bash(script: string, env: Record<string, string>) {
+  const child = spawn('bash', ['-c', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
 /** The README's one-line command for the TypeScript quickstart (examples/quickstart.ts). */
 const COMMAND = 'CLIENT_ID=app_… CLIENT_SECRET=cs_… npm run -s quickstart';
 
 /**
- * The TypeScript quickstart as the README tells a newcomer to run it: the command it shows,
- * against a running server with the demo data, prints each step and ends 0.
+ * The quickstarts as the README tells a newcomer to run them, against a running server with the
+ * demo data: the curl walk (and its `json` helper's failures), and the TypeScript one's command.
  */
 // npm, then the example.
 describe(
-  'the TypeScript quickstart (examples/quickstart.ts)',
+  "the README's quickstarts (curl, and examples/quickstart.ts)",
   { timeout: processBudget(2) },
   () => {
     let server: ServerProcess;
@@ -36,6 +57,49 @@ describe(
     afterAll(async () => {
       server.child.kill('SIGTERM');
       await server.exited;
+    });
+
+    it('the curl walk runs as written, every call answered', async () => {
+      // Its own placeholders are the demo app's and this server's.
+      const walk = (await curlQuickstart()).replace(/^(CLIENT_ID|CLIENT_SECRET|API)=.*\n/gm, '');
+      const run = await bash(`set -eo pipefail\n${walk}`, {
+        CLIENT_ID: demo.client_id,
+        CLIENT_SECRET: demo.client_secret,
+        API: server.url,
+      });
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      const ownOrders = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { data: unknown[] };
+      expect(ownOrders.data).toHaveLength(1);
+    });
+
+    describe("its json helper fails at the first call, with the service's own error", () => {
+      let tokenStep: string;
+      beforeAll(async () => {
+        tokenStep = /^json\(\) \{[\s\S]*?\| json \.access_token\)$/m.exec(
+          await curlQuickstart(),
+        )![0];
+      });
+      const afterIt = '\necho "status $? token [$TOKEN]"';
+
+      it('a refused token request: the error body on stderr, status 1, no token', async () => {
+        const run = await bash(tokenStep + afterIt, {
+          CLIENT_ID: demo.client_id,
+          CLIENT_SECRET: 'cs_not-the-secret',
+          API: server.url,
+        });
+        expect(run.stdout).toBe('status 1 token []\n');
+        expect(JSON.parse(run.stderr)).toMatchObject({ error: 'invalid_client' });
+      });
+
+      it("the server down: curl's one line, status 1, no stack trace", async () => {
+        const run = await bash(tokenStep + afterIt, {
+          CLIENT_ID: demo.client_id,
+          CLIENT_SECRET: demo.client_secret,
+          API: `http://127.0.0.1:${await freePort()}`,
+        });
+        expect(run.stdout).toBe('status 1 token []\n');
+        expect(run.stderr).toMatch(/^curl: \(7\) .*\n$/);
+      });
     });
 
     it('is in the README as one command', async () => {

@@ -1,19 +1,53 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { load, YAML11_SCHEMA } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const read = (path: string) => readFile(path, 'utf8');
 
+/** package.json `engines`: what every package of the lockfile installs on. */
+const ENGINES = '^22.22.3 || ^24.15.0 || >=26';
+
+// semver (npm's own) comes with the dependencies; only `satisfies` is used.
+const semver = createRequire(import.meta.url)('semver') as {
+  satisfies(version: string, range: string): boolean;
+};
+
 /**
- * Where the supported Node.js lines are written down, they agree: `engines`, the Dockerfile,
- * CI and the README. Node 20 is past its end of life: the README no longer names it.
+ * Where the supported Node.js lines are written down, they agree: `engines` (with the
+ * lockfile), the Dockerfile, CI and the README. Node 20 is past its end of life: the README no
+ * longer names it.
  */
-describe('supported Node.js lines: 22, 24 and 26', () => {
-  it('package.json engines: 22.12 or later', async () => {
+describe('supported Node.js lines: 22, 24 and 26 (from 22.22.3 and 24.15.0)', () => {
+  it('package.json engines: exactly the versions every locked package installs on', async () => {
     const pkg = JSON.parse(await read('package.json')) as { engines: { node: string } };
-    expect(pkg.engines.node).toBe('>=22.12');
+    expect(pkg.engines.node).toBe(ENGINES);
+    // The intersection of the lockfile's engines, checked over every Node version 18–30 with
+    // minors and patches up to 40: npm (engine-strict, .npmrc) refuses what falls outside.
+    const lock = JSON.parse(await read('package-lock.json')) as {
+      packages: Record<string, { engines?: { node?: unknown } }>;
+    };
+    const ranges = Object.entries(lock.packages).flatMap(([path, p]) =>
+      path !== '' && typeof p.engines?.node === 'string' ? [p.engines.node] : [],
+    );
+    expect(lock.packages[''].engines?.node).toBe(ENGINES);
+    const disagree: string[] = [];
+    for (let major = 18; major <= 30; major++) {
+      for (let minor = 0; minor <= 40; minor++) {
+        for (const patch of [0, 1, 2, 3, 4, 9, 40]) {
+          const v = `${major}.${minor}.${patch}`;
+          const installs = ranges.every((range) => semver.satisfies(v, range));
+          if (installs !== semver.satisfies(v, ENGINES)) disagree.push(v);
+        }
+      }
+    }
+    expect(disagree).toEqual([]);
+  });
+
+  it('.npmrc makes npm refuse an unsupported Node at install time', async () => {
+    expect((await read('.npmrc')).split('\n')).toContain('engine-strict=true');
   });
 
   it('the Dockerfile builds and runs on the active LTS line, 26', async () => {
@@ -33,6 +67,9 @@ describe('supported Node.js lines: 22, 24 and 26', () => {
   it('the README says which lines are supported and which are tested', async () => {
     const readme = await read('README.md');
     expect(readme).toContain('The supported lines are the LTS lines 22, 24 and 26');
+    expect(readme).toContain(
+      `Requirements: Node.js 22.22.3 or later on 22, 24.15.0 or later on 24, or 26 and later`,
+    );
     expect(readme).toContain('CI runs the whole suite on 22 and 26');
     expect(readme).not.toMatch(/node:20|Node(\.js)? 20\b/);
   });

@@ -95,14 +95,44 @@ describe('start-up failures that name their cause', { timeout: processBudget(4) 
       runCli(['tenant', '--help'], cliEnv),
     ]);
     expect(unknown).toMatchObject({ status: 1, stdout: '' });
-    expect(unknown.stderr).toContain("error: unknown command 'tenants'");
+    expect(unknown.stderr).toContain("error: unknown command 'tenants'\n(Did you mean tenant?)");
     expect(unknownSub).toMatchObject({ status: 1, stdout: '' });
-    expect(unknownSub.stderr).toContain("error: unknown command 'lsit'");
+    expect(unknownSub.stderr).toContain("error: unknown command 'lsit'\n(Did you mean list?)");
     // Its help, on stderr: stdout stays for a command's output.
     expect(group).toMatchObject({ status: 1, stdout: '' });
     expect(group.stderr).toContain('create [options]  create a tenant');
     // Asked for, help is the output, and not an error.
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('create [options]  create a tenant');
+  });
+
+  it('the CLI: arguments a command does not take are an error (exit 1, a message naming them)', async () => {
+    const cliEnv = { DATABASE_URL: env.DATABASE_URL, LOG_LEVEL: 'warn' };
+    // A usage line pasted with its brackets: `[--stock` and `5]` are no option.
+    const pasted = await runCli(
+      [
+        'product',
+        'create',
+        '--tenant',
+        '1',
+        '--sku',
+        'PASTED',
+        '--name',
+        'P',
+        '--price',
+        '1',
+      ].concat(['[--stock', '5]', '--json']),
+      cliEnv,
+    );
+    expect(pasted).toMatchObject({ status: 1, stdout: '' });
+    expect(pasted.stderr).toContain(
+      "error: unexpected arguments '[--stock' '5]' for 'product create' (it takes options only; " +
+        'in a usage line, [ ] marks an optional part and is not typed)',
+    );
+    const extra = await runCli(['tenant', 'list', 'all', '--json'], cliEnv);
+    expect(extra).toMatchObject({ status: 1, stdout: '' });
+    expect(extra.stderr).toContain(
+      "error: unexpected argument 'all' for 'tenant list' (it takes options only)",
+    );
   });
 });

@@ -82,6 +82,14 @@ describe('npm start and the CLI on the embedded database', { timeout: processBud
     expect(res.status).toBe(200);
   });
 
+  it("seed demo's curl line names the running server's URL, whatever the CLI's own PORT", async () => {
+    const seeded = await runCli(['seed', 'demo'], env);
+    expect(seeded.status).toBe(0);
+    expect(seeded.stdout).toContain(
+      `curl -s -X POST http://localhost:${server!.port}/builders/oauth/token`,
+    );
+  });
+
   it('SIGTERM stops the server and the embedded database cleanly', async () => {
     server!.child.kill('SIGTERM');
     expect(await server!.exited).toBe(0);
@@ -178,7 +186,7 @@ describe('npm start and the CLI on the embedded database', { timeout: processBud
 
     const list = await runCli(['tenant', 'list', '--json'], env);
     const { tenants } = JSON.parse(list.stdout) as { tenants: Array<{ name: string }> };
-    expect(tenants.map((t) => t.name)).toEqual(['Demo Store', 'Acme', 'Acme']);
+    expect(tenants.map((t) => t.name)).toEqual(['Demo Store', 'Acme', 'Demo Store', 'Acme']);
   });
 
   it('NODE_ENV=production still starts with zero configuration, and never prints the demo secret', async () => {

@@ -515,6 +515,27 @@ describe('webhooks', () => {
           });
         }
         expect(receiver.at('/strict')).toEqual([]);
+
+        // A local receiver, as a developer tries it: told which settings accept it.
+        const local = await strict.http
+          .post(ENDPOINTS)
+          .set(auth(token))
+          .send({ url: receiver.url('/strict'), event_types: ['order.created'] });
+        const allowBoth =
+          ' (a server started with WEBHOOK_ALLOW_HTTP=true and ' +
+          'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true accepts it: for development only)';
+        expect(local.body.error_description).toBe(`url must use https${allowBoth}`);
+        expect(local.body.details).toEqual([
+          { field: 'url', message: `must use https${allowBoth}` },
+        ]);
+        const loopback = await strict.http
+          .post(ENDPOINTS)
+          .set(auth(token))
+          .send({ url: 'https://127.0.0.1/x', event_types: ['order.created'] });
+        expect(loopback.body.error_description).toBe(
+          'url 127.0.0.1 is not a public address (a server started with ' +
+            'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true accepts it: for development only)',
+        );
       } finally {
         await strict.close();
       }

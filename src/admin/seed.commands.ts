@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { AppConfig } from '../config/app-config.js';
+import { AppsService } from '../apps/apps.service.js';
 import { DemoSeedService, demoBanner } from '../seed/demo-seed.service.js';
 import { SingleBar, Presets } from 'cli-progress';
 import { currentAdmin } from '../common/admin-context.js';
@@ -21,7 +21,7 @@ import {
 export class SeedDemoCommand extends AdminCommand {
   constructor(
     private readonly seeder: DemoSeedService,
-    private readonly config: AppConfig,
+    private readonly apps: AppsService,
   ) {
     super();
   }
@@ -35,7 +35,8 @@ export class SeedDemoCommand extends AdminCommand {
       approved_scopes: demo.app.approvedScopes,
       products: demo.products.map((p) => p.sku),
     };
-    return { json, text: demoBanner(demo, this.config.publicUrl) };
+    // The curl line names the running server's URL, not this process's PORT.
+    return { json, text: demoBanner(demo, await this.apps.serverPublicUrl()) };
   }
 }
 

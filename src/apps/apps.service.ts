@@ -144,6 +144,15 @@ export class AppsService {
     );
   }
 
+  /**
+   * The public URL (and token issuer) of the server on this database, as it published it when
+   * it started: a CLI run with another PORT, or none, still speaks of the server's. This
+   * process's own when no server ever started on the database.
+   */
+  async serverPublicUrl(): Promise<string> {
+    return (await this.issuers.find(this.transactions.db.shared())) ?? this.config.publicUrl;
+  }
+
   /** A private app token (`app token`, docs/BEHAVIOUR.md#admin-cli), for approved scopes only. */
   async issuePrivateToken(
     admin: AdminContext,
@@ -159,8 +168,7 @@ export class AppsService {
     ) {
       throw new AppError('validation_failed', `ttl must be 60 to ${MAX_PRIVATE_TOKEN_TTL} seconds`);
     }
-    const issuer =
-      (await this.issuers.find(this.transactions.db.shared())) ?? this.config.publicUrl;
+    const issuer = await this.serverPublicUrl();
     return this.transactions.run(async (db) => {
       const { tenant, app } = await this.lock(db, clientId);
       if (!app.active) throw new AppError('validation_failed', `app ${clientId} is inactive`);

@@ -9,11 +9,6 @@ export interface RunAs {
   gid?: number;
 }
 
-export interface Postmaster {
-  /** Fast shutdown (`pg_ctl stop -m fast`), awaited; call it once this process is done with it. */
-  stop(): Promise<void>;
-}
-
 /** The server's own log, inside its data directory (the only place its user may write). */
 export const POSTMASTER_LOG = 'postmaster.log';
 const WAIT_SECONDS = '120';
@@ -26,41 +21,32 @@ const WAIT_SECONDS = '120';
  * session it hears only this process, which stops it after draining. Likewise a watcher that
  * kills a process tree (`nest start --watch`) stops the app, not its database.
  *
- * Should this process end without stopping it (a fatal error), the postmaster is asked to shut
- * down as the process exits; killed outright, the process leaves it running, and the next
- * start on the directory reuses it (embedded-postgres-server.ts).
+ * Whoever uses it last stops it (embedded-users.ts), not necessarily this process; a process
+ * that ends without doing so leaves it running for the next start on the directory to reuse.
  */
 export async function startPostmaster(
   pgCtl: string,
   clusterDir: string,
   serverOptions: string[],
   runAs: RunAs,
-): Promise<Postmaster> {
-  const ctl = (...args: string[]) =>
-    run(pgCtl, ['-D', clusterDir, '-w', '-t', WAIT_SECONDS, ...args], runAs);
-  await ctl('-l', join(clusterDir, POSTMASTER_LOG), '-o', serverOptions.join(' '), 'start').catch(
+): Promise<void> {
+  const logFile = join(clusterDir, POSTMASTER_LOG);
+  await ctl(pgCtl, clusterDir, runAs, '-l', logFile, '-o', serverOptions.join(' '), 'start').catch(
     async (error: unknown) => {
-      const log = await readFile(join(clusterDir, POSTMASTER_LOG), 'utf8').catch(() => '');
+      const log = await readFile(logFile, 'utf8').catch(() => '');
       const tail = log.trim().split('\n').slice(-5).join('\n');
       throw new Error(`${(error as Error).message}${tail ? `\nserver log:\n${tail}` : ''}`);
     },
   );
-  const pid = Number((await readFile(join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-  const onExit = () => {
-    try {
-      process.kill(pid, 'SIGINT'); // fast shutdown; the server completes it on its own
-    } catch {
-      // already gone
-    }
-  };
-  process.once('exit', onExit);
-  let stopped: Promise<void> | undefined;
-  return {
-    stop: () =>
-      (stopped ??= ctl('-m', 'fast', 'stop').then(() => {
-        process.off('exit', onExit);
-      })),
-  };
+}
+
+/** Fast shutdown (`pg_ctl stop -m fast`), awaited: sessions are ended, the server exits. */
+export function stopPostmaster(pgCtl: string, clusterDir: string, runAs: RunAs): Promise<void> {
+  return ctl(pgCtl, clusterDir, runAs, '-m', 'fast', 'stop');
+}
+
+function ctl(pgCtl: string, clusterDir: string, runAs: RunAs, ...args: string[]): Promise<void> {
+  return run(pgCtl, ['-D', clusterDir, '-w', '-t', WAIT_SECONDS, ...args], runAs);
 }
 
 /** Runs pg_ctl to its end; rejects with its output when it fails. */

@@ -19,7 +19,7 @@ import { WebhookDeliveryWorker } from './webhook-delivery-worker.service.js';
 import { toDeliveryDto, toEndpointDto } from './webhook-endpoint.mapper.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { newSigningSecret } from './webhook-signature.js';
-import { checkTargetResolves, checkTargetUrl, RefusedTarget } from './webhook-target.js';
+import { flagsThatAllow, targetRefusal, type TargetPolicy } from './webhook-target.js';
 
 /** An app has at most this many endpoints (docs/BEHAVIOUR.md#webhooks). */
 export const MAX_ENDPOINTS_PER_APP = 20;
@@ -162,16 +162,26 @@ export class WebhookEndpointsService {
       allowHttp: this.config.WEBHOOK_ALLOW_HTTP,
       allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     };
-    try {
-      await checkTargetResolves(checkTargetUrl(text, policy), policy);
-    } catch (error) {
-      if (!(error instanceof RefusedTarget)) throw error;
-      throw new AppError('validation_failed', `url ${error.message}`, {
-        details: [{ field: 'url', message: error.message }],
-      });
-    }
+    const refusal = await targetRefusal(text, policy);
+    if (!refusal) return;
+    // A developer pointing a webhook at a local receiver is told which settings allow it.
+    const settings = (await flagsThatAllow(text, policy)).map((flag) => `${SETTINGS[flag]}=true`);
+    const message =
+      settings.length === 0
+        ? refusal.message
+        : `${refusal.message} (a server started with ${settings.join(' and ')} accepts it: ` +
+          'for development only)';
+    throw new AppError('validation_failed', `url ${message}`, {
+      details: [{ field: 'url', message }],
+    });
   }
 }
+
+/** The configuration variable behind each flag of the target policy. */
+const SETTINGS: Record<keyof TargetPolicy, string> = {
+  allowHttp: 'WEBHOOK_ALLOW_HTTP',
+  allowPrivateNetworks: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+};
 
 function notFound(id: number): AppError {
   return new AppError('not_found', `webhook endpoint ${id} not found`);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkTargetResolves,
   checkTargetUrl,
+  flagsThatAllow,
   guardedLookup,
   RefusedTarget,
 } from './webhook-target.js';
@@ -44,6 +45,18 @@ describe('webhook targets (refused before any connection)', () => {
     );
     expect(checkTargetUrl('https://93.184.215.14/x', strict).hostname).toBe('93.184.215.14');
     expect(checkTargetUrl('http://127.0.0.1:8080/x', open).port).toBe('8080');
+  });
+
+  it('names every flag that alone would accept a refused URL, and none when no flag would', async () => {
+    const dns = fakeDns({ 'hooks.example': ['93.184.215.14'], localhost: ['127.0.0.1', '::1'] });
+    const flags = (url: string) => flagsThatAllow(url, strict, dns);
+    expect(await flags('https://hooks.example/x')).toEqual([]);
+    expect(await flags('http://hooks.example/x')).toEqual(['allowHttp']);
+    expect(await flags('https://10.0.0.1/x')).toEqual(['allowPrivateNetworks']);
+    expect(await flags('http://127.0.0.1:8080/x')).toEqual(['allowHttp', 'allowPrivateNetworks']);
+    expect(await flags('http://localhost:8080/x')).toEqual(['allowHttp', 'allowPrivateNetworks']);
+    expect(await flags('ftp://hooks.example/x')).toEqual([]);
+    expect(await flags('http://user:pass@127.0.0.1/x')).toEqual([]);
   });
 
   it('a hostname is refused when any of its addresses is private (rebinding-safe lookup)', async () => {

@@ -8,7 +8,15 @@ export interface TargetPolicy {
   allowPrivateNetworks: boolean;
 }
 
-export class RefusedTarget extends Error {}
+/** A URL or address refused; `allowedBy` names the policy flag that would accept it, if any. */
+export class RefusedTarget extends Error {
+  constructor(
+    message: string,
+    readonly allowedBy?: keyof TargetPolicy,
+  ) {
+    super(message);
+  }
+}
 
 const CREATION_LOOKUP_TIMEOUT_MS = 3000;
 
@@ -24,14 +32,15 @@ export function checkTargetUrl(text: string, policy: TargetPolicy): URL {
     throw new RefusedTarget('must be an absolute URL');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    throw new RefusedTarget(policy.allowHttp ? 'must use http or https' : 'must use https');
+    if (policy.allowHttp) throw new RefusedTarget('must use http or https');
+    throw new RefusedTarget('must use https', url.protocol === 'http:' ? 'allowHttp' : undefined);
   }
   if (url.username !== '' || url.password !== '') {
     throw new RefusedTarget('must not carry credentials');
   }
   const literal = hostAddress(url);
   if (literal !== undefined && !policy.allowPrivateNetworks && !isPublicAddress(literal)) {
-    throw new RefusedTarget(`${literal} is not a public address`);
+    throw new RefusedTarget(`${literal} is not a public address`, 'allowPrivateNetworks');
   }
   return url;
 }
@@ -70,7 +79,10 @@ export function guardedLookup(policy: TargetPolicy, resolve: Resolver = systemRe
         : addresses.find((a) => !isPublicAddress(a.address));
       if (refused) {
         return callback(
-          new RefusedTarget(`${hostname} resolves to ${refused.address}, not a public address`),
+          new RefusedTarget(
+            `${hostname} resolves to ${refused.address}, not a public address`,
+            'allowPrivateNetworks',
+          ),
           [],
         );
       }
@@ -103,6 +115,47 @@ export async function checkTargetResolves(
   });
   const refused = addresses.find((a) => !isPublicAddress(a.address));
   if (refused) {
-    throw new RefusedTarget(`${url.hostname} resolves to ${refused.address}, not a public address`);
+    throw new RefusedTarget(
+      `${url.hostname} resolves to ${refused.address}, not a public address`,
+      'allowPrivateNetworks',
+    );
   }
+}
+
+/** Why `text` is refused under `policy` (URL rules, then the host's addresses now), if it is. */
+export async function targetRefusal(
+  text: string,
+  policy: TargetPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<RefusedTarget | undefined> {
+  try {
+    await checkTargetResolves(checkTargetUrl(text, policy), policy, resolve);
+    return undefined;
+  } catch (error) {
+    if (error instanceof RefusedTarget) return error;
+    throw error;
+  }
+}
+
+/**
+ * The policy flags that alone stand between `text` and acceptance (an http URL to a local
+ * receiver needs both), found by asking again with each named flag set; empty when the URL
+ * is refused for a reason no flag lifts (credentials, not a URL). Only for the message: the
+ * URL stays refused.
+ */
+export async function flagsThatAllow(
+  text: string,
+  policy: TargetPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<Array<keyof TargetPolicy>> {
+  const flags: Array<keyof TargetPolicy> = [];
+  let relaxed = policy;
+  for (let refusal = await targetRefusal(text, policy, resolve); refusal;) {
+    const flag = refusal.allowedBy;
+    if (flag === undefined || relaxed[flag]) return [];
+    flags.push(flag);
+    relaxed = { ...relaxed, [flag]: true };
+    refusal = await targetRefusal(text, relaxed, resolve);
+  }
+  return flags;
 }
