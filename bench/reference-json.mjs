@@ -1,7 +1,12 @@
 // The Order's and the Product's JSON as the service writes them (src/orders/order.mapper.ts,
 // src/products/product.mapper.ts, src/common/money.ts), for the reference and the floor server.
 
-const money = (minor) => Number((minor / 100).toFixed(2));
+import iso4217 from 'currency-codes';
+
+// An amount in the currency's ISO 4217 digits, as src/common/money.ts renderAmount writes it.
+const DIGITS = new Map(iso4217.data.map((c) => [c.code, c.digits]));
+const SCALE = [1, 10, 100, 1000, 10000];
+const money = (minor, currency) => minor / SCALE[DIGITS.get(currency) ?? 2];
 
 export function orderJson(row, items) {
   return {
@@ -9,8 +14,8 @@ export function orderJson(row, items) {
     version: row.version,
     status: row.status,
     fulfillment_status: row.fulfillment_status,
-    total: money(row.total_minor),
-    refunded_total: money(row.refunded_minor),
+    total: money(row.total_minor, row.currency),
+    refunded_total: money(row.refunded_minor, row.currency),
     currency: row.currency,
     customer: {
       id: row.customer_id,
@@ -33,8 +38,8 @@ export function orderJson(row, items) {
       refunded_quantity: i.refunded_quantity,
       sku: i.sku,
       name: i.name,
-      unit_price: money(i.unit_price_minor),
-      total: money(i.total_minor),
+      unit_price: money(i.unit_price_minor, row.currency),
+      total: money(i.total_minor, row.currency),
     })),
     note: row.note,
     tags: row.tags,
@@ -61,7 +66,7 @@ export function productJson(row, currency) {
     id: row.id,
     sku: row.sku,
     name: row.name,
-    price: money(row.price_minor),
+    price: money(row.price_minor, currency),
     currency,
     active: row.active,
     inventory: { tracked: row.inventory_tracked, available: row.available },

@@ -49,6 +49,7 @@ const LATER_THAN_ORDER_OPERATIONS = [
   'TenantKeys1770000000001',
   'ImportFairQueue1770000000002',
   'DatabaseId1770000000003',
+  'CurrencyMinorUnits1771000000300',
 ];
 describe('migrations', () => {
   let dataSource: DataSource;
@@ -330,5 +331,93 @@ describe('migrations', () => {
         [tenant.id],
       ),
     ).rejects.toThrow(/app_clients_pkey/);
+  });
+
+  it('currency minor units: amounts of tenants whose currency has other digits leave hundredths', async () => {
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    const legacy = async (currency: string, price: number, quantity: number, refunded: number) => {
+      const [tenant] = await dataSource.query(
+        `INSERT INTO tenants (name, currency) VALUES ($1::text, $1::text) RETURNING id`,
+        [currency],
+      );
+      const [product] = await dataSource.query(
+        `INSERT INTO products (tenant_id, sku, name, price_minor) VALUES ($1, 'S', 'N', $2) RETURNING id`,
+        [tenant.id, price],
+      );
+      const status = refunded === price * quantity ? 'refunded' : 'paid';
+      const [order] = await dataSource.query(
+        `INSERT INTO orders (tenant_id, currency, total_minor, refunded_minor, status, customer_name,
+           customer_email, shipping_country, shipping_city, shipping_address)
+         VALUES ($1, $2, $3, $4, $5, 'n', 'e@x.io', 'JP', 'Tokyo', 'Street 1') RETURNING id`,
+        [tenant.id, currency, price * quantity, refunded, status],
+      );
+      await dataSource.query(
+        `INSERT INTO order_items (tenant_id, order_id, line_no, product_id, sku, name, quantity,
+           unit_price_minor, total_minor) VALUES ($1, $2, 1, $3, 'S', 'N', $4, $5, $6)`,
+        [tenant.id, order.id, product.id, quantity, price, price * quantity],
+      );
+      if (refunded > 0) {
+        await dataSource.query(
+          `INSERT INTO refunds (tenant_id, order_id, amount_minor, currency, items, restocked)
+           VALUES ($1, $2, $3, $4, '[]', false)`,
+          [tenant.id, order.id, refunded, currency],
+        );
+      }
+      return tenant.id as string;
+    };
+    const amounts = async (tenantId: string) => {
+      const [row] = await dataSource.query(
+        `SELECT p.price_minor::int AS price, i.unit_price_minor::int AS unit,
+           i.total_minor::int AS line, o.total_minor::int AS total, o.refunded_minor::int AS refunded,
+           (SELECT coalesce(sum(amount_minor), 0)::int FROM refunds r
+            WHERE r.tenant_id = o.tenant_id AND r.order_id = o.id) AS refunds
+         FROM products p, orders o JOIN order_items i ON i.tenant_id = o.tenant_id AND i.order_id = o.id
+         WHERE p.tenant_id = $1 AND o.tenant_id = $1`,
+        [tenantId],
+      );
+      return row;
+    };
+    // ¥1,200 × 3 with ¥100 refunded; ¥100.50 × 2 refunded in full (a fraction the service
+    // took before); KWD 19.99 × 2 with 1.00 refunded; USD untouched.
+    const yen = await legacy('JPY', 120_000, 3, 10_000);
+    const halfYen = await legacy('JPY', 10_050, 2, 20_100);
+    const dinar = await legacy('KWD', 1_999, 2, 100);
+    const dollar = await legacy('USD', 1_999, 2, 100);
+
+    expect(await runMigrations(dataSource)).toEqual(['CurrencyMinorUnits1771000000300']);
+    expect(await amounts(yen)).toEqual({
+      price: 1200,
+      unit: 1200,
+      line: 3600,
+      total: 3600,
+      refunded: 100,
+      refunds: 100,
+    });
+    expect(await amounts(halfYen)).toEqual({
+      price: 101,
+      unit: 101,
+      line: 202,
+      total: 202,
+      refunded: 202,
+      refunds: 201,
+    });
+    expect(await amounts(dinar)).toEqual({
+      price: 19_990,
+      unit: 19_990,
+      line: 39_980,
+      total: 39_980,
+      refunded: 1000,
+      refunds: 1000,
+    });
+    const usd = { price: 1999, unit: 1999, line: 3998, total: 3998, refunded: 100, refunds: 100 };
+    expect(await amounts(dollar)).toEqual(usd);
+
+    // Down gives back hundredths (exactly, where nothing was rounded), and up again.
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await amounts(yen)).toMatchObject({ price: 120_000, total: 360_000, refunded: 10_000 });
+    expect(await amounts(dinar)).toMatchObject({ price: 1_999, total: 3_998, refunded: 100 });
+    expect(await amounts(dollar)).toEqual(usd);
+    expect(await runMigrations(dataSource)).toEqual(['CurrencyMinorUnits1771000000300']);
+    expect(await amounts(yen)).toMatchObject({ price: 1200, total: 3600, refunded: 100 });
   });
 });

@@ -7,6 +7,7 @@ import { parseProductCsv } from '../products/product-csv.js';
 import { parseProductInput } from '../products/product-input.js';
 import { toProductDto } from '../products/product.mapper.js';
 import { ProductsService } from '../products/products.service.js';
+import { TenantsService } from '../tenants/tenants.service.js';
 import {
   AdminCommand,
   positiveInt,
@@ -25,20 +26,27 @@ interface CreateOptions extends JsonOption {
 
 @SubCommand({ name: 'create', description: 'add a product to a tenant catalog' })
 export class ProductCreateCommand extends AdminCommand<CreateOptions> {
-  constructor(private readonly products: ProductsService) {
+  constructor(
+    private readonly products: ProductsService,
+    private readonly tenants: TenantsService,
+  ) {
     super();
   }
 
   protected async execute(options: CreateOptions): Promise<CommandOutput> {
     requireOptions(options, ['tenant', 'sku', 'name', 'price']);
-    const input = parseProductInput({
-      sku: options.sku!,
-      name: options.name!,
-      price: options.price!,
-      stock: options.stock,
-    });
-    if ('errors' in input) throw new AppError('validation_failed', input.errors.join('; '));
     const tenantId = positiveInt('tenant', options.tenant!);
+    // The price has the digits of the tenant's currency (JPY none, KWD 3).
+    const input = parseProductInput(
+      {
+        sku: options.sku!,
+        name: options.name!,
+        price: options.price!,
+        stock: options.stock,
+      },
+      await this.tenants.currencyOf(tenantId),
+    );
+    if ('errors' in input) throw new AppError('validation_failed', input.errors.join('; '));
     const p = await this.products.createAsAdmin(currentAdmin(), tenantId, input);
     const json: Record<string, unknown> = { tenant_id: tenantId };
     Object.assign(json, toProductDto(p));
@@ -58,7 +66,10 @@ export class ProductCreateCommand extends AdminCommand<CreateOptions> {
   parseName(value: string): string {
     return value;
   }
-  @Option({ flags: '--price <amount>', description: 'decimal, at most 2 places, e.g. 19.99' })
+  @Option({
+    flags: '--price <amount>',
+    description: "decimal with at most the tenant currency's minor digits, e.g. 19.99",
+  })
   parsePrice(value: string): string {
     return value;
   }
@@ -78,7 +89,10 @@ interface ImportOptions extends JsonOption {
   description: 'upsert products by sku from a CSV (sku,name,price[,active][,stock])',
 })
 export class ProductImportCommand extends AdminCommand<ImportOptions> {
-  constructor(private readonly products: ProductsService) {
+  constructor(
+    private readonly products: ProductsService,
+    private readonly tenants: TenantsService,
+  ) {
     super();
   }
 
@@ -91,7 +105,7 @@ export class ProductImportCommand extends AdminCommand<ImportOptions> {
         `cannot read ${options.file}: ${e.code ?? e.message}`,
       );
     });
-    const csv = parseProductCsv(text);
+    const csv = parseProductCsv(text, await this.tenants.currencyOf(tenantId));
     // Progress goes to stderr: stdout carries only the result.
     const bar = new SingleBar({ stream: process.stderr, etaBuffer: 5 }, Presets.shades_classic);
     bar.start(csv.rows.length, 0);

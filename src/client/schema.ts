@@ -1169,7 +1169,7 @@ export interface components {
       /** @example T-shirt, black, M */
       name: string;
       /**
-       * @description In the tenant currency, at most 2 decimals
+       * @description In the tenant currency. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 19.99
        */
       price: number;
@@ -1218,7 +1218,7 @@ export interface components {
       /** @example T-shirt, black, M */
       name: string;
       /**
-       * @description In the tenant currency, ≥ 0, at most 2 decimals
+       * @description In the tenant currency. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency); more digits or more than the bound → 400 `validation_failed`
        * @example 19.99
        */
       price: number;
@@ -1230,7 +1230,7 @@ export interface components {
     PatchProductDto: {
       name?: string;
       /**
-       * @description The price of new orders (existing orders keep theirs); ≥ 0, at most 2 decimals
+       * @description The price of new orders (existing orders keep theirs). A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 17.5
        */
       price?: number;
@@ -1365,10 +1365,13 @@ export interface components {
       sku: string;
       /** @example T-shirt, black, M */
       name: string;
-      /** @example 19.99 */
+      /**
+       * @description The catalog price when ordered. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
+       * @example 19.99
+       */
       unit_price: number;
       /**
-       * @description unit_price × quantity, exact
+       * @description unit_price × quantity. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 59.97
        */
       total: number;
@@ -1406,16 +1409,19 @@ export interface components {
        */
       fulfillment_status: 'unfulfilled' | 'partial' | 'fulfilled';
       /**
-       * @description Sum of the line totals, exact, at most 2 decimals
+       * @description Sum of the line totals. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 59.97
        */
       total: number;
       /**
-       * @description Sum of the refunds so far, exact
+       * @description Sum of the refunds so far. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 19.99
        */
       refunded_total: number;
-      /** @example USD */
+      /**
+       * @description ISO 4217, the tenant currency
+       * @example USD
+       */
       currency: string;
       customer: components['schemas']['OrderCustomerDto'];
       shipping_address: components['schemas']['ShippingAddressDto'];
@@ -1583,7 +1589,7 @@ export interface components {
     };
     CreateRefundDto: {
       /**
-       * @description Greater than 0, at most 2 decimals; defaults to the value of `items` (unit price × quantity)
+       * @description Greater than 0; defaults to the value of `items` (unit price × quantity). A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency); more digits than the order's currency has → 400 `validation_failed`
        * @example 19.99
        */
       amount?: number;
@@ -1599,7 +1605,7 @@ export interface components {
       /** @example 42 */
       order_id: number;
       /**
-       * @description Exact, at most 2 decimals
+       * @description Given back. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 19.99
        */
       amount: number;
@@ -1994,16 +2000,19 @@ export interface components {
        */
       fulfillment_status: 'unfulfilled' | 'partial' | 'fulfilled';
       /**
-       * @description Sum of the line totals, exact, at most 2 decimals
+       * @description Sum of the line totals. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 59.97
        */
       total: number;
       /**
-       * @description Sum of the refunds so far, exact
+       * @description Sum of the refunds so far. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 19.99
        */
       refunded_total: number;
-      /** @example USD */
+      /**
+       * @description ISO 4217, the tenant currency
+       * @example USD
+       */
       currency: string;
       customer: components['schemas']['OrderCustomerDto'];
       shipping_address: components['schemas']['ShippingAddressDto'];
@@ -2197,12 +2206,12 @@ export interface components {
       /** @example 3 */
       quantity: number;
       /**
-       * @description Non-negative, at most 2 decimals
+       * @description In the tenant currency. A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 19.99
        */
       unit_price: number;
       /**
-       * @description Must equal unit_price × quantity exactly
+       * @description Must equal unit_price × quantity exactly; the order total (the sum of these) may not go beyond 10^13 minor units either (400 `validation_failed` at once). A JSON number in the currency's major unit with at most its ISO 4217 minor digits (2 for most, 0 for JPY or KRW, 3 for KWD or BHD), exact, from 0 to 10^13 minor units (100000000000.00 in a two-digit currency)
        * @example 59.97
        */
       total: number;

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { BackgroundTransactions } from '../database/background-transactions.js';
 import { AppError } from '../common/errors/app-error.js';
-import { toMinorUnits } from '../common/money.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { OrderCatalogRepository } from '../orders/order-catalog.repository.js';
@@ -11,6 +10,8 @@ import { OrdersRepository } from '../orders/orders.repository.js';
 import { stockDelta } from '../orders/order-stock.js';
 import { inventoryChanged } from '../products/product-events.js';
 import { StockRepository } from '../products/stock.repository.js';
+import { TenantsService } from '../tenants/tenants.service.js';
+import { importLineAmounts } from './import-amounts.js';
 import { toStatusDto } from './import-status.mapper.js';
 import type { ImportOrderDto } from './dto/import-order.dto.js';
 import type { ImportJob } from './import-job.js';
@@ -31,6 +32,7 @@ export class ImportProcessor {
     private readonly catalog: OrderCatalogRepository,
     private readonly events: OutboxRepository,
     private readonly stock: StockRepository,
+    private readonly tenants: TenantsService,
   ) {}
 
   /** True when this attempt imported the order; false when there was nothing left to do. */
@@ -49,7 +51,12 @@ export class ImportProcessor {
       const { marketplace, external_order_id: externalOrderId } = row.payload;
       const orderId =
         (await this.orders.idByExternalId(tenant, marketplace, externalOrderId)) ??
-        (await this.createOrder(tenant, row.payload, row.app_id));
+        (await this.createOrder(
+          tenant,
+          row.payload,
+          row.app_id,
+          await this.tenants.currencyOf(job.tenantId),
+        ));
       await this.imports.markImported(tenant, job.importId, orderId);
       return true;
     });
@@ -80,7 +87,10 @@ export class ImportProcessor {
     tenant: TenantSql,
     p: ImportOrderDto,
     appId: number | null,
+    currency: string,
   ): Promise<number> {
+    // Checked when it was sent; an import queued before a rule existed fails with its reason.
+    const amounts = importLineAmounts(p.items, currency);
     const catalog = await this.catalog.productsByIdOrSku(
       tenant,
       p.items.flatMap((i) => (i.product_id === undefined ? [] : [i.product_id])),
@@ -104,7 +114,7 @@ export class ImportProcessor {
         sku: item.sku,
         name: item.name,
         quantity: item.quantity,
-        unitPriceMinor: toMinorUnits(item.unit_price)!,
+        unitPriceMinor: amounts[i].unitPriceMinor,
         stockHeld: productIds[i] !== null && held.has(productIds[i]) ? item.quantity : 0,
       })),
       origin: {

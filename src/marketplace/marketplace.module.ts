@@ -4,6 +4,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { ProductsModule } from '../products/products.module.js';
 import { QueueModule } from '../queue/queue.module.js';
+import { TenantsModule } from '../tenants/tenants.module.js';
 import { ImportLanesRepository } from './import-lanes.repository.js';
 import { ImportProcessor } from './import-processor.service.js';
 import { ImportWorker } from './import-worker.service.js';
@@ -12,7 +13,14 @@ import { ImportsRepository } from './imports.repository.js';
 import { ImportsService } from './imports.service.js';
 
 @Module({
-  imports: [QueueModule, IdempotencyModule, OrdersModule, OutboxModule, ProductsModule],
+  imports: [
+    QueueModule,
+    IdempotencyModule,
+    OrdersModule,
+    OutboxModule,
+    ProductsModule,
+    TenantsModule,
+  ],
   controllers: [ImportsController],
   providers: [
     ImportsService,

@@ -17,7 +17,7 @@ const order = (
     refunded_quantity: refunded,
   }));
   const total = items.reduce((sum, l) => sum + l.quantity * l.unit_price_minor, 0);
-  return { status, total_minor: total, refunded_minor: 0, items };
+  return { status, currency: 'USD', total_minor: total, refunded_minor: 0, items };
 };
 
 const codeOf = (run: () => unknown) => {

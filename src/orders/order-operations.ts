@@ -1,4 +1,5 @@
 import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
+import { formatAmount } from '../common/money.js';
 import { ORDER_TRANSITIONS, type OrderStatus } from './order-status.js';
 
 /** How much of an order has shipped (docs/BEHAVIOUR.md#order-operations). */
@@ -17,6 +18,8 @@ export const CANCELLABLE: readonly OrderStatus[] = ['pending'];
 /** What the operations read of an order: its status, money and lines. */
 export interface OrderFigures {
   status: OrderStatus;
+  /** ISO 4217, the tenant's: the digits its amounts are written with. */
+  currency: string;
   total_minor: number;
   refunded_minor: number;
   items: ReadonlyArray<LineFigures>;
@@ -168,7 +171,7 @@ export function planRefund(
   if (amount > refundable) {
     problems.push({
       field: 'amount',
-      message: `at most ${(refundable / 100).toFixed(2)} is left to refund`,
+      message: `at most ${formatAmount(refundable, order.currency)} is left to refund`,
     });
   }
   if (amount <= 0 && problems.length === 0) {

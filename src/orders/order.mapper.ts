@@ -1,4 +1,4 @@
-import { fromMinorUnits } from '../common/money.js';
+import { renderAmount } from '../common/money.js';
 import type { OrderDto } from './dto/order.dto.js';
 import type { ItemRow, OrderRow } from './orders.repository.js';
 
@@ -8,8 +8,8 @@ export function toOrderDto(row: OrderRow, items: ItemRow[]): OrderDto {
     version: row.version,
     status: row.status,
     fulfillment_status: row.fulfillment_status,
-    total: fromMinorUnits(row.total_minor),
-    refunded_total: fromMinorUnits(row.refunded_minor),
+    total: renderAmount(row.total_minor, row.currency),
+    refunded_total: renderAmount(row.refunded_minor, row.currency),
     currency: row.currency,
     customer: {
       id: row.customer_id,
@@ -32,8 +32,8 @@ export function toOrderDto(row: OrderRow, items: ItemRow[]): OrderDto {
       refunded_quantity: i.refunded_quantity,
       sku: i.sku,
       name: i.name,
-      unit_price: fromMinorUnits(i.unit_price_minor),
-      total: fromMinorUnits(i.total_minor),
+      unit_price: renderAmount(i.unit_price_minor, row.currency),
+      total: renderAmount(i.total_minor, row.currency),
     })),
     note: row.note,
     tags: row.tags,

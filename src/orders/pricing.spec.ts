@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { fromMinorUnits, toMinorUnits } from '../common/money.js';
+import { MAX_MINOR_UNITS, renderAmount, toMinorUnits } from '../common/money.js';
 import { priceLines } from './pricing.js';
 
-const line = (price: string, quantity: number) => ({
+const line = (price: string, quantity: number, currency = 'USD') => ({
   productId: 1,
   sku: 'S',
   name: 'N',
   quantity,
-  unitPriceMinor: toMinorUnits(price)!,
+  unitPriceMinor: toMinorUnits(price, currency)!,
 });
 
 describe('priceLines', () => {
   it('0.10 × 3 = 0.30 and 19.99 × 3 = 59.97 exactly', () => {
     const { lines, totalMinor } = priceLines([line('0.10', 3), line('19.99', 3)]);
-    expect(lines.map((l) => fromMinorUnits(l.totalMinor))).toEqual([0.3, 59.97]);
-    expect(fromMinorUnits(totalMinor)).toBe(60.27);
+    expect(lines.map((l) => renderAmount(l.totalMinor, 'USD'))).toEqual([0.3, 59.97]);
+    expect(renderAmount(totalMinor, 'USD')).toBe(60.27);
   });
 
   it('sums 100 lines exactly', () => {
@@ -26,7 +26,28 @@ describe('priceLines', () => {
     expect(Number.isInteger(priced.totalMinor)).toBe(true);
   });
 
-  it('refuses a total beyond exact numbers instead of rounding', () => {
-    expect(() => priceLines([line('9999999999999.99', 10000)])).toThrow(/too large/);
+  it('takes a total of exactly 10^13 minor units', () => {
+    const priced = priceLines([line('50000000000', 1), line('25000000000', 2)]);
+    expect(priced.totalMinor).toBe(MAX_MINOR_UNITS);
+  });
+
+  it('refuses a line total beyond 10^13 minor units, naming the line', () => {
+    expect(() => priceLines([line('1', 1), line('99999999999.99', 9)])).toThrow(
+      expect.objectContaining({
+        code: 'validation_failed',
+        options: {
+          details: [{ field: 'items[1].quantity', message: expect.stringContaining('10^13') }],
+        },
+      }),
+    );
+  });
+
+  it('refuses an order total beyond 10^13 minor units when each line is within it', () => {
+    expect(() => priceLines([line('60000000000', 1), line('40000000000.01', 1)])).toThrow(
+      expect.objectContaining({
+        code: 'validation_failed',
+        options: { details: [{ field: 'items', message: expect.stringContaining('10^13') }] },
+      }),
+    );
   });
 });

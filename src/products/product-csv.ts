@@ -12,9 +12,10 @@ export interface ProductCsv {
 
 /**
  * Parses and validates a whole product CSV before anything is written, so a bad file
- * changes nothing. Errors name the file's line numbers (the header is line 1).
+ * changes nothing; prices in the tenant's `currency`. Errors name the file's line numbers (the
+ * header is line 1).
  */
-export function parseProductCsv(text: string): ProductCsv {
+export function parseProductCsv(text: string, currency: string): ProductCsv {
   let records: string[][];
   try {
     records = parse(text, {
@@ -41,13 +42,16 @@ export function parseProductCsv(text: string): ProductCsv {
   const firstLineOfSku = new Map<string, number>();
   records.slice(1).forEach((record, index) => {
     const line = index + 2;
-    const parsed = parseProductInput({
-      sku: record[sku],
-      name: record[name],
-      price: record[price],
-      active: active >= 0 ? record[active] : undefined,
-      stock: stock >= 0 ? record[stock] : undefined,
-    });
+    const parsed = parseProductInput(
+      {
+        sku: record[sku],
+        name: record[name],
+        price: record[price],
+        active: active >= 0 ? record[active] : undefined,
+        stock: stock >= 0 ? record[stock] : undefined,
+      },
+      currency,
+    );
     if ('errors' in parsed) {
       problems.push(...parsed.errors.map((e) => `line ${line}: ${e}`));
       return;

@@ -1,4 +1,4 @@
-import { toMinorUnits } from '../common/money.js';
+import { parseAmount } from '../common/money.js';
 import { hasCharLength } from '../common/char-length.js';
 
 export interface ProductInput {
@@ -32,8 +32,14 @@ const ACTIVE_VALUES = new Map<string, boolean>([
   ['no', false],
 ]);
 
-/** Validates one product as typed by an admin; returns the input or the reasons it is bad. */
-export function parseProductInput(raw: RawProduct): ProductInput | { errors: string[] } {
+/**
+ * Validates one product as typed by an admin, its price in the tenant's `currency`; returns
+ * the input or the reasons it is bad.
+ */
+export function parseProductInput(
+  raw: RawProduct,
+  currency: string,
+): ProductInput | { errors: string[] } {
   const errors: string[] = [];
   const sku = raw.sku.trim();
   const name = raw.name.trim();
@@ -46,10 +52,9 @@ export function parseProductInput(raw: RawProduct): ProductInput | { errors: str
   ) {
     errors.push('values must not contain NUL characters');
   }
-  const priceMinor = toMinorUnits(raw.price);
-  if (priceMinor === undefined) {
-    errors.push(`price must be a non-negative amount with at most 2 decimals, got "${raw.price}"`);
-  }
+  const price = parseAmount(raw.price, currency);
+  const priceMinor = 'minor' in price ? price.minor : undefined;
+  if ('problem' in price) errors.push(`price ${price.problem}, got "${raw.price}"`);
   let active: boolean | undefined;
   if (raw.active !== undefined && raw.active.trim() !== '') {
     active = ACTIVE_VALUES.get(raw.active.trim().toLowerCase());

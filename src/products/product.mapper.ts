@@ -1,4 +1,4 @@
-import { fromMinorUnits } from '../common/money.js';
+import { renderAmount } from '../common/money.js';
 import type { ProductDto } from './dto/product.dto.js';
 import type { ProductRow } from './products.repository.js';
 
@@ -7,7 +7,7 @@ export function toProductDto(row: ProductRow): ProductDto {
     id: row.id,
     sku: row.sku,
     name: row.name,
-    price: fromMinorUnits(row.price_minor),
+    price: renderAmount(row.price_minor, row.currency),
     currency: row.currency,
     active: row.active,
     inventory: { tracked: row.inventory_tracked, available: row.available },

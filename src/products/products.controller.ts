@@ -23,7 +23,6 @@ import {
   withETag,
 } from '../common/http/preconditions.decorator.js';
 import { validated } from '../common/http/validated.js';
-import { toMinorUnits } from '../common/money.js';
 import type { CursorMeta, PageWithCursorMeta } from '../common/pagination.js';
 import { IDEMPOTENCY_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
@@ -167,7 +166,7 @@ export class ProductsController {
     const product = await this.products.create(ctx, {
       sku: dto.sku,
       name: dto.name,
-      priceMinor: toMinorUnits(dto.price)!,
+      price: dto.price,
       active: dto.active ?? true,
       stock: dto.inventory?.tracked ? (dto.inventory.available ?? 0) : undefined,
     });

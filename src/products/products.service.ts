@@ -8,7 +8,7 @@ import {
   preconditionHolds,
   type VersionPrecondition,
 } from '../common/http/entity-tags.js';
-import { toMinorUnits } from '../common/money.js';
+import { requireAmounts } from '../common/money.js';
 import { ReadReplicas } from '../database/read-replicas.service.js';
 import { Transactions } from '../database/transactions.js';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
@@ -69,9 +69,20 @@ export class ProductsService {
     return this.products.find(this.transactions.db.tenant(ctx.tenantId), id);
   }
 
-  /** A new product through the API; a taken sku is 409 `sku_taken`. */
-  create(ctx: AppContext, input: ProductInput): Promise<ProductRow> {
-    return this.transactions.run((db) => this.insert(db.tenant(ctx.tenantId), input));
+  /**
+   * A new product through the API, its price checked against the tenant's currency; a taken
+   * sku is 409 `sku_taken`.
+   */
+  async create(
+    ctx: AppContext,
+    input: Omit<ProductInput, 'priceMinor'> & { price: number },
+  ): Promise<ProductRow> {
+    const { price, ...rest } = input;
+    const currency = await this.tenants.currencyOf(ctx.tenantId);
+    const [priceMinor] = requireAmounts(currency, [{ field: 'price', value: price }]);
+    return this.transactions.run((db) =>
+      this.insert(db.tenant(ctx.tenantId), { ...rest, priceMinor }),
+    );
   }
 
   /** A new product through the CLI, with its audit row. */
@@ -104,7 +115,10 @@ export class ProductsService {
     return this.change(ctx, id, ifMatch, async (db, current) => {
       const next = {
         name: patch.name ?? current.name,
-        price_minor: patch.price === undefined ? current.price_minor : toMinorUnits(patch.price)!,
+        price_minor:
+          patch.price === undefined
+            ? current.price_minor
+            : requireAmounts(current.currency, [{ field: 'price', value: patch.price }])[0],
         active: patch.active ?? current.active,
       };
       const changed = changedFields(current, { ...current, ...next });

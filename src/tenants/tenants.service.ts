@@ -4,12 +4,19 @@ import type { AdminContext } from '../common/admin-context.js';
 import { hasCharLength } from '../common/char-length.js';
 import { isCurrencyCode } from '../common/currency.js';
 import { AppError } from '../common/errors/app-error.js';
+import { LruMap } from '../common/lru-map.js';
 import { Transactions } from '../database/transactions.js';
 import type { Db } from '../database/sql/db.js';
 import { type TenantRow, TenantsRepository } from './tenants.repository.js';
 
+/** Tenants whose currency a process keeps at hand (a few bytes each). */
+const CURRENCIES_KEPT = 10_000;
+
 @Injectable()
 export class TenantsService {
+  /** A tenant's currency never changes (nothing writes it after creation): kept once read. */
+  private readonly currencies = new LruMap<number, string>(CURRENCIES_KEPT);
+
   constructor(
     private readonly transactions: Transactions,
     private readonly tenants: TenantsRepository,
@@ -43,6 +50,15 @@ export class TenantsService {
 
   list(_admin: AdminContext): Promise<TenantRow[]> {
     return this.tenants.list(this.transactions.db.shared());
+  }
+
+  /** The tenant's currency (ISO 4217), which its amounts are checked and written in. */
+  async currencyOf(tenantId: number): Promise<string> {
+    const known = this.currencies.get(tenantId);
+    if (known !== undefined) return known;
+    const { currency } = await this.get(tenantId);
+    this.currencies.set(tenantId, currency);
+    return currency;
   }
 
   /**

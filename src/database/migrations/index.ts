@@ -25,6 +25,7 @@ import { TenantKeys1770000000001 } from './1770000000001-tenant-keys.js';
 import { ImportFairQueue1770000000002 } from './1770000000002-import-fair-queue.js';
 import { DatabaseId1770000000003 } from './1770000000003-database-id.js';
 import { EventSizes1771000000000 } from './1771000000000-event-sizes.js';
+import { CurrencyMinorUnits1771000000300 } from './1771000000300-currency-minor-units.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   ImportFairQueue1770000000002,
   DatabaseId1770000000003,
   EventSizes1771000000000,
+  CurrencyMinorUnits1771000000300,
 ];

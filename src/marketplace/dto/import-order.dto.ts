@@ -7,6 +7,7 @@ import {
   OrderCustomerInput,
   ShippingAddressInput,
 } from '../../orders/dto/create-order.dto.js';
+import { AMOUNT_DOC } from '../../common/money.js';
 
 export class ImportItemInput {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'TSHIRT-BLK-M' })
@@ -23,11 +24,14 @@ export class ImportItemInput {
   @Max(10000)
   quantity!: number;
 
-  @ApiProperty({ description: 'Non-negative, at most 2 decimals', example: 19.99 })
+  @ApiProperty({ description: `In the tenant currency. ${AMOUNT_DOC}`, example: 19.99 })
   @IsMoneyAmount()
   unit_price!: number;
 
-  @ApiProperty({ description: 'Must equal unit_price × quantity exactly', example: 59.97 })
+  @ApiProperty({
+    description: `Must equal unit_price × quantity exactly; the order total (the sum of these) may not go beyond 10^13 minor units either (400 \`validation_failed\` at once). ${AMOUNT_DOC}`,
+    example: 59.97,
+  })
   @IsMoneyAmount()
   total!: number;
 

@@ -7,6 +7,7 @@ import {
   type FulfillmentStatus,
 } from '../order-operations.js';
 import { ORDER_STATUSES, type OrderStatus } from '../order-status.js';
+import { AMOUNT_DOC } from '../../common/money.js';
 
 export class OrderCustomerDto {
   @ApiProperty({
@@ -75,8 +76,10 @@ export class OrderItemDto {
   refunded_quantity!: number;
   @ApiProperty({ example: 'TSHIRT-BLK-M' }) sku!: string;
   @ApiProperty({ example: 'T-shirt, black, M' }) name!: string;
-  @ApiProperty({ example: 19.99 }) unit_price!: number;
-  @ApiProperty({ description: 'unit_price × quantity, exact', example: 59.97 }) total!: number;
+  @ApiProperty({ description: `The catalog price when ordered. ${AMOUNT_DOC}`, example: 19.99 })
+  unit_price!: number;
+  @ApiProperty({ description: `unit_price × quantity. ${AMOUNT_DOC}`, example: 59.97 })
+  total!: number;
 }
 
 export class OrderCancellationDto {
@@ -99,11 +102,12 @@ export class OrderDto {
   @ApiProperty({ enum: ORDER_STATUSES, example: 'paid' }) status!: OrderStatus;
   @ApiProperty({ enum: FULFILLMENT_STATUSES, example: 'partial' })
   fulfillment_status!: FulfillmentStatus;
-  @ApiProperty({ description: 'Sum of the line totals, exact, at most 2 decimals', example: 59.97 })
+  @ApiProperty({ description: `Sum of the line totals. ${AMOUNT_DOC}`, example: 59.97 })
   total!: number;
-  @ApiProperty({ description: 'Sum of the refunds so far, exact', example: 19.99 })
+  @ApiProperty({ description: `Sum of the refunds so far. ${AMOUNT_DOC}`, example: 19.99 })
   refunded_total!: number;
-  @ApiProperty({ example: 'USD' }) currency!: string;
+  @ApiProperty({ description: 'ISO 4217, the tenant currency', example: 'USD' })
+  currency!: string;
   @ApiProperty({ type: OrderCustomerDto }) customer!: OrderCustomerDto;
   @ApiProperty({ type: ShippingAddressDto }) shipping_address!: ShippingAddressDto;
   @ApiProperty({ type: [OrderItemDto] }) items!: OrderItemDto[];

@@ -1,3 +1,4 @@
+import { requireAmounts } from '../../common/money.js';
 import type { TenantSql } from '../../database/sql/tenant-sql.js';
 import type { ChangePlan } from '../order-writer.js';
 import {
@@ -125,7 +126,8 @@ export function fulfillmentPlan(
 }
 
 export interface RefundInput {
-  amountMinor?: number;
+  /** As sent: checked against the order's currency here (money.ts). */
+  amount?: number;
   items?: LineQuantity[];
   reason: string | null;
   restock: boolean;
@@ -138,7 +140,11 @@ export function refundPlan(
   refunds: RefundsRepository,
 ): ChangePlan {
   const items = order.items ?? [];
-  const plan = planRefund({ ...order, items }, input.amountMinor, input.items);
+  const amountMinor =
+    input.amount === undefined
+      ? undefined
+      : requireAmounts(order.currency, [{ field: 'amount', value: input.amount }])[0];
+  const plan = planRefund({ ...order, items }, amountMinor, input.items);
   const refunded = new Map(plan.lines.map((l) => [l.item_id, l.quantity]));
   const lines = changedLines(items, refunded, 'refunded_quantity');
   // With restock, each refunded line gives back as many of its units as it still holds.

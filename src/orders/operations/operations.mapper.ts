@@ -1,4 +1,4 @@
-import { fromMinorUnits } from '../../common/money.js';
+import { renderAmount } from '../../common/money.js';
 import type { FulfillmentDto, RefundDto } from './dto/operations-output.dto.js';
 import type { FulfillmentRow } from './fulfillments.repository.js';
 import type { RefundRow } from './refunds.repository.js';
@@ -21,7 +21,7 @@ export function toRefundDto(row: RefundRow): RefundDto {
   return {
     id: row.id,
     order_id: row.order_id,
-    amount: fromMinorUnits(row.amount_minor),
+    amount: renderAmount(row.amount_minor, row.currency),
     currency: row.currency,
     items: row.items.map((i) => ({ item_id: i.item_id, quantity: i.quantity })),
     reason: row.reason,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { AppContext, RequestContext } from '../../auth/request-context.js';
-import { toMinorUnits } from '../../common/money.js';
 import type { VersionPrecondition } from '../../common/http/entity-tags.js';
 import { AppError } from '../../common/errors/app-error.js';
 import { Transactions } from '../../database/transactions.js';
@@ -89,7 +88,7 @@ export class OrderOperationsService {
       refundPlan(
         order,
         {
-          amountMinor: dto.amount === undefined ? undefined : toMinorUnits(dto.amount),
+          amount: dto.amount,
           items: dto.items,
           reason: dto.reason ?? null,
           restock: dto.restock ?? false,

@@ -3,6 +3,7 @@ import { IsBoolean, IsInt, IsOptional, Matches, Max, Min, ValidateIf } from 'cla
 import { IsMoneyAmount } from '../../common/money.validator.js';
 import { Chars, NestedObject } from '../../common/validation.js';
 import { MAX_STOCK } from '../product-input.js';
+import { AMOUNT_DOC } from '../../common/money.js';
 
 /** A sku made through the API (the CLI's imports accept any 1–100 characters). */
 export const API_SKU = /^[A-Za-z0-9._-]{1,64}$/;
@@ -29,7 +30,10 @@ export class CreateProductDto {
   @Chars(1, 200)
   name!: string;
 
-  @ApiProperty({ description: 'In the tenant currency, ≥ 0, at most 2 decimals', example: 19.99 })
+  @ApiProperty({
+    description: `In the tenant currency. ${AMOUNT_DOC}; more digits or more than the bound → 400 \`validation_failed\``,
+    example: 19.99,
+  })
   @IsMoneyAmount()
   price!: number;
 
@@ -54,7 +58,7 @@ export class PatchProductDto {
   name?: string;
 
   @ApiPropertyOptional({
-    description: 'The price of new orders (existing orders keep theirs); ≥ 0, at most 2 decimals',
+    description: `The price of new orders (existing orders keep theirs). ${AMOUNT_DOC}`,
     example: 17.5,
   })
   @ValidateIf((dto: PatchProductDto) => dto.price !== undefined)

@@ -1,5 +1,6 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { CursorMeta, PageWithCursorMeta } from '../../common/pagination.js';
+import { AMOUNT_DOC } from '../../common/money.js';
 
 export class InventoryDto {
   @ApiProperty({
@@ -22,7 +23,7 @@ export class ProductDto {
   @ApiProperty({ type: 'integer', example: 1 }) id!: number;
   @ApiProperty({ example: 'TSHIRT-BLK-M' }) sku!: string;
   @ApiProperty({ example: 'T-shirt, black, M' }) name!: string;
-  @ApiProperty({ description: 'In the tenant currency, at most 2 decimals', example: 19.99 })
+  @ApiProperty({ description: `In the tenant currency. ${AMOUNT_DOC}`, example: 19.99 })
   price!: number;
   @ApiProperty({ example: 'USD' }) currency!: string;
   @ApiProperty({ description: 'Inactive products cannot be ordered', example: true })

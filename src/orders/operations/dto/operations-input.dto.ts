@@ -5,6 +5,7 @@ import { Chars, NestedArray, NestedObject } from '../../../common/validation.js'
 import { CANCEL_REASONS, type CancelReason } from '../../order-operations.js';
 import { LineQuantityDto } from './line-quantity.dto.js';
 import { TrackingDto } from './tracking.dto.js';
+import { AMOUNT_DOC } from '../../../common/money.js';
 
 export class CancelOrderDto {
   @ApiProperty({ enum: CANCEL_REASONS, example: 'customer' })
@@ -55,8 +56,7 @@ export class UpdateFulfillmentDto {
 
 export class CreateRefundDto {
   @ApiPropertyOptional({
-    description:
-      'Greater than 0, at most 2 decimals; defaults to the value of `items` (unit price × quantity)',
+    description: `Greater than 0; defaults to the value of \`items\` (unit price × quantity). ${AMOUNT_DOC}; more digits than the order's currency has → 400 \`validation_failed\``,
     example: 19.99,
   })
   // Not IsOptional: that would let null through (absent is the only way to leave it out).

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { LineQuantityDto } from './line-quantity.dto.js';
 import { TrackingDto } from './tracking.dto.js';
+import { AMOUNT_DOC } from '../../../common/money.js';
 
 export class FulfillmentDto {
   @ApiProperty({ type: 'integer', example: 7 }) id!: number;
@@ -19,7 +20,7 @@ export class FulfillmentDto {
 export class RefundDto {
   @ApiProperty({ type: 'integer', example: 3 }) id!: number;
   @ApiProperty({ type: 'integer', example: 42 }) order_id!: number;
-  @ApiProperty({ description: 'Exact, at most 2 decimals', example: 19.99 }) amount!: number;
+  @ApiProperty({ description: `Given back. ${AMOUNT_DOC}`, example: 19.99 }) amount!: number;
   @ApiProperty({ example: 'USD' }) currency!: string;
   @ApiProperty({ type: [LineQuantityDto], description: 'Empty for a refund of an amount alone' })
   items!: LineQuantityDto[];
