@@ -1,5 +1,5 @@
 import { applyDecorators, type Type as ClassType } from '@nestjs/common';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -10,6 +10,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { hasCharLength } from './char-length.js';
+import { isPlainRecord } from './http/validated.js';
 import { isRfc3339DateTime } from './rfc3339.js';
 
 /** What a date-time parameter looks like, for messages and examples. */
@@ -64,4 +65,25 @@ export function Chars(min: number, max: number): PropertyDecorator {
     });
   };
   return applyDecorators(IsString(), rule);
+}
+
+/**
+ * A free-form object of string keys (order metadata), taken with every key as sent.
+ * class-transformer rebuilds a nested object key by key and skips each key that names a
+ * function on a new object (`toString`, `valueOf`, `__defineGetter__`…): such keys vanished
+ * from a PATCH that still answered 200. The sent object is copied onto one without a
+ * prototype instead, where every key is an entry like any other. Anything else is passed on
+ * as it is, for the property's validator to refuse.
+ */
+export function KeysAsSent(): PropertyDecorator {
+  return Transform(({ obj, key }) => recordAsSent((obj as Record<string, unknown>)[key]), {
+    toClassOnly: true,
+  });
+}
+
+function recordAsSent(value: unknown): unknown {
+  if (!isPlainRecord(value)) return value;
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) copy[key] = value[key];
+  return copy;
 }

@@ -4,7 +4,7 @@ import { IsEmail, IsIn, IsOptional, IsString, Matches, registerDecorator } from 
 import { hasOnlyKeys, isPlainRecord } from '../../common/http/validated.js';
 import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
-import { Chars, IsDateTime } from '../../common/validation.js';
+import { Chars, IsDateTime, KeysAsSent } from '../../common/validation.js';
 import { isTag } from '../operations/order-patch.js';
 import {
   DEFAULT_ORDER_LIST_SORT,
@@ -148,6 +148,7 @@ export class ListOrdersQuery {
   // Documented as a deepObject query parameter by ApiMetadataFilter (on the list routes).
   @ApiHideProperty()
   @IsOptional()
+  @KeysAsSent()
   @Satisfies(
     isMetadataFilter,
     `must be metadata[KEY]=VALUE pairs: 1 to ${MAX_METADATA_FILTERS} keys of 1 to 40 characters from [A-Za-z0-9_.-], values of at most 500 characters`,
