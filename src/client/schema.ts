@@ -1533,7 +1533,7 @@ export interface components {
       number: string;
       /**
        * Format: uri
-       * @description https only
+       * @description https only, without a user or password part
        * @example https://www.ups.com/track?tracknum=1Z999AA10123456784
        */
       url?: string | null;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { IsMoneyAmount } from '../../common/money.validator.js';
-import { Chars, NestedObject } from '../../common/validation.js';
+import { Line, NestedObject } from '../../common/validation.js';
 import { MAX_STOCK } from '../product-input.js';
 
 /** A sku made through the API (the CLI's imports accept any 1–100 characters). */
@@ -26,7 +26,7 @@ export class CreateProductDto {
   sku!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'T-shirt, black, M' })
-  @Chars(1, 200)
+  @Line(1, 200)
   name!: string;
 
   @ApiProperty({ description: 'In the tenant currency, ≥ 0, at most 2 decimals', example: 19.99 })
@@ -50,7 +50,7 @@ export class CreateProductDto {
 export class PatchProductDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @ValidateIf((dto: PatchProductDto) => dto.name !== undefined)
-  @Chars(1, 200)
+  @Line(1, 200)
   name?: string;
 
   @ApiPropertyOptional({
@@ -102,6 +102,6 @@ export class InventoryChangeDto {
     example: 'Delivery 2026-11-27',
   })
   @IsOptional()
-  @Chars(1, 200)
+  @Line(1, 200)
   reason?: string;
 }

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, registerDecorator } from 'class-validator';
 import { hasCharLength } from '../../../common/char-length.js';
 import { isPlainRecord } from '../../../common/http/validated.js';
-import { Chars, KeysAsSent } from '../../../common/validation.js';
+import { KeysAsSent, Text } from '../../../common/validation.js';
 import {
   MAX_METADATA_KEYS,
   MAX_TAGS,
@@ -18,7 +18,10 @@ function Tags(): PropertyDecorator {
       name: 'tags',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: 'each tag must be 1 to 40 characters without control characters' },
+      options: {
+        message:
+          'each tag must be 1 to 40 characters on one line, not blank, without control characters',
+      },
       validator: { validate: (value: unknown) => Array.isArray(value) && value.every(isTag) },
     });
   };
@@ -55,7 +58,7 @@ function MetadataPatch(): PropertyDecorator {
 export class PatchOrderDto {
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 5000, example: 'Gift wrap' })
   @IsOptional()
-  @Chars(0, 5000)
+  @Text(0, 5000)
   note?: string | null;
 
   @ApiPropertyOptional({
