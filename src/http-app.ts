@@ -11,6 +11,7 @@ import { HttpErrorFilter } from './common/errors/http-error.filter.js';
 import { clientErrorHandler, frameworkErrors } from './common/http/framework-errors.js';
 import { closingGate, hostHeaderCheck } from './common/http/connection-guards.js';
 import { httpServerFactory } from './common/http/http-server.js';
+import { jsonBodyParser } from './common/http/json-body-parser.js';
 import { FORM_BODY_ROUTES, mediaTypeCheck } from './common/http/media-type.hook.js';
 import { requestInputCheck } from './common/http/request-input.hook.js';
 import { checksHook } from './common/http/checks-hook.js';
@@ -74,12 +75,10 @@ export async function createHttpApp({
     skipMiddie: true,
   });
   const fastify = adapter.getInstance();
-  // PATCH of an order (RFC 7396): parsed as JSON is, with the same poisoning checks.
-  fastify.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'error'),
-  );
+  // JSON bodies, and PATCH of an order (RFC 7396) parsed as JSON is: json-body-parser.ts.
+  const json = jsonBodyParser(fastify);
+  adapter.useBodyParser('application/json', false, { bodyLimit: BODY_LIMIT }, json);
+  fastify.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, json);
   const closing = closingGate();
   fastify.addHook('onRoute', (route) => {
     if (FORM_BODY_ROUTES.has(route.url)) route.bodyLimit = TOKEN_BODY_LIMIT;

@@ -68,6 +68,7 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
   const before = new Map<number, Json>();
   let erasure: { status: number; body: Json };
   const linkedKey = `create-${randomBytes(4).toString('hex')}`;
+  const cancelKey = `cancel-${randomBytes(4).toString('hex')}`;
   const heldImport = `HELD-${randomBytes(4).toString('hex')}`;
 
   const auth = (token = shop.token) => ({ authorization: `Bearer ${token}` });
@@ -172,6 +173,12 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
     const guest = await post('/v1/orders', orderBody(p, {}, p.email.toUpperCase()));
     ok(guest, 201);
     mine.guest = guest.body.id as number;
+    // The guest order is cancelled with a key: its stored response is an Order too.
+    const cancelled = await t.http
+      .post(`/v1/orders/${mine.guest}/cancel`)
+      .set({ ...auth(), 'idempotency-key': cancelKey })
+      .send({ reason: 'customer' });
+    ok(cancelled, 200);
     const externalId = `EXT-${randomBytes(4).toString('hex')}`;
     const imported = await post('/v1/marketplace/orders/import', {
       marketplace: 'trendyol',
@@ -364,6 +371,20 @@ describe('POST /v1/customers/erasures', { timeout: processBudget(4) }, () => {
       .send(orderBody(p, { id: customerId }));
     expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
     expect(replay.body.customer).toEqual({ id: customerId, name: null, email: null, phone: null });
+    const cancelReplay = await t.http
+      .post(`/v1/orders/${mine.guest}/cancel`)
+      .set({ ...auth(), 'idempotency-key': cancelKey })
+      .send({ reason: 'customer' });
+    expect([cancelReplay.status, cancelReplay.headers['idempotent-replayed']]).toEqual([
+      200,
+      'true',
+    ]);
+    expect(cancelReplay.body).toMatchObject({
+      id: mine.guest,
+      status: 'cancelled',
+      customer: { name: null, email: null, phone: null },
+      shipping_address: { address: null, district: null },
+    });
   });
 
   it('writes one customer.erased event with the id only; no feed page shows the person', async () => {

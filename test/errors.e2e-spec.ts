@@ -58,11 +58,30 @@ describe('error layer', () => {
     expect(res.body.error).toBe('invalid_request');
   });
 
-  it('JSON with a __proto__ key → 400 invalid_request', async () => {
+  it('JSON with a __proto__ key → 400 validation_failed naming it (valid JSON, a refused name)', async () => {
+    for (const [text, field] of [
+      ['{"name":"ok","items":[{"quantity":1}],"__proto__":{"admin":true}}', '__proto__'],
+      ['{"name":"ok","items":[{"quantity":1,"__proto__":null}]}', 'items[0].__proto__'],
+      ['{"name":"ok","constructor":{"prototype":{"admin":true}}}', 'constructor'],
+    ]) {
+      const res = await t.http
+        .post('/__probe/echo')
+        .set('content-type', 'application/json')
+        .send(text);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        error: 'validation_failed',
+        details: [{ field, message: 'is not an allowed property name' }],
+      });
+    }
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('broken JSON that also holds a __proto__ key stays 400 invalid_request', async () => {
     const res = await t.http
       .post('/__probe/echo')
       .set('content-type', 'application/json')
-      .send('{"name":"ok","items":[{"quantity":1}],"__proto__":{"admin":true}}');
+      .send('{"__proto__":{"admin":true},');
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_request');
   });

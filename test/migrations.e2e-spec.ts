@@ -49,6 +49,8 @@ const LATER_THAN_ORDER_OPERATIONS = [
   'TenantKeys1770000000001',
   'ImportFairQueue1770000000002',
   'DatabaseId1770000000003',
+  'IdempotencyOrderIds1770100000000',
+  'EventSizes1771000000000',
   'CurrencyMinorUnits1771000000300',
 ];
 describe('migrations', () => {
@@ -286,6 +288,50 @@ describe('migrations', () => {
          ('orders'::regclass, 'order_items'::regclass, 'products'::regclass)`,
     );
     expect(invalid).toEqual([]);
+  });
+
+  it('idempotency order ids: stored Orders name their order (in batches), others none; indexed', async () => {
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    const [tenant] = await dataSource.query(
+      `INSERT INTO tenants (name, currency) VALUES ('Keys before', 'EUR') RETURNING id`,
+    );
+    const [app] = await dataSource.query(
+      `INSERT INTO apps (tenant_id, name, client_id, secret_hash, secret_last4, approved_scopes)
+       VALUES ($1, 'Old', 'app_idempotency_before', '\\x00', 'abcd', '{}') RETURNING id`,
+      [tenant.id],
+    );
+    // 4,500 keys (three batches): every third an Order, the others an import's ack or a refund.
+    await dataSource.query(
+      `INSERT INTO idempotency_keys (tenant_id, app_id, method, path, key, request_hash,
+         response_status, response_body, expires_at)
+       SELECT $1, $2, 'POST', '/v1/orders', 'k-' || g, '\\x00', 201,
+         CASE g % 3
+           WHEN 0 THEN jsonb_build_object('id', g, 'shipping_address', jsonb_build_object('city', 'X'))
+           WHEN 1 THEN jsonb_build_object('status', 'queued', 'external_order_id', 'E' || g)
+           ELSE jsonb_build_object('id', g, 'order_id', 7, 'amount', 1)
+         END,
+         now() + interval '1 day'
+       FROM generate_series(1, 4500) g`,
+      [tenant.id, app.id],
+    );
+    expect(await runMigrations(dataSource)).toEqual(['IdempotencyOrderIds1770100000000']);
+    const named: Array<{ key: string; order_id: string | null }> = await dataSource.query(
+      `SELECT key, order_id::text FROM idempotency_keys WHERE tenant_id = $1`,
+      [tenant.id],
+    );
+    expect(named).toHaveLength(4500);
+    for (const { key, order_id } of named) {
+      const g = Number(key.slice(2));
+      expect({ key, order_id }).toEqual({ key, order_id: g % 3 === 0 ? String(g) : null });
+    }
+    const [index] = await dataSource.query(
+      `SELECT pg_get_indexdef(i.indexrelid) AS def, i.indisvalid AS valid FROM pg_index i
+       WHERE i.indexrelid = 'idempotency_keys_order_idx'::regclass`,
+    );
+    expect(index).toEqual({
+      def: expect.stringContaining('(tenant_id, order_id) WHERE (order_id IS NOT NULL)'),
+      valid: true,
+    });
   });
 
   it('tenant keys: existing apps enter the client directory; an audit row of no tenant stops it', async () => {

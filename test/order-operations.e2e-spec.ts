@@ -487,6 +487,147 @@ describe('order operations', () => {
     });
   });
 
+  describe('units refunded by line are no longer due to ship (3.10)', () => {
+    const fulfill = (id: number, body: object) =>
+      t.http.post(`/v1/orders/${id}/fulfillments`).set(auth(shop)).send(body);
+    const refund = (id: number, body: object) =>
+      t.http.post(`/v1/orders/${id}/refunds`).set(auth(shop)).send(body);
+    const available = async (productId: number) =>
+      (await t.http.get(`/v1/products/${productId}`).set(auth(shop))).body.inventory
+        .available as number;
+
+    it('restocked units do not ship with a fulfillment without items; the rest completes the order', async () => {
+      const tracked = await newProduct(t, shop.tenantId, 400, undefined, 10);
+      const created = await t.http
+        .post('/v1/orders')
+        .set(auth(shop))
+        .send({
+          customer: { name: 'Ada', email: 'ada@example.com' },
+          shipping_address: { country: 'TR', city: 'Istanbul', address: 'Moda 1' },
+          items: [
+            { product_id: shop.products[0], quantity: 2 },
+            { product_id: tracked, quantity: 3 },
+          ],
+        });
+      expect(created.status).toBe(201);
+      const order = created.body as Order;
+      await t.http.post(`/v1/orders/${order.id}/status`).set(auth(shop)).send({ status: 'paid' });
+      const [plain, stocked] = order.items;
+      expect(await available(tracked)).toBe(7);
+
+      const back = await refund(order.id, {
+        items: [{ item_id: stocked.id, quantity: 2 }],
+        restock: true,
+      });
+      expect(back.status).toBe(201);
+      expect(await available(tracked)).toBe(9);
+      expect(await read(order.id)).toMatchObject({ status: 'paid', fulfillment_status: 'partial' });
+
+      const beyond = await fulfill(order.id, { items: [{ item_id: stocked.id, quantity: 2 }] });
+      expect(beyond.status).toBe(422);
+      expect(beyond.body).toMatchObject({
+        error: 'exceeds_unfulfilled',
+        details: [
+          { field: 'items[0].quantity', message: `item ${stocked.id} has 1 left unfulfilled` },
+        ],
+      });
+
+      const rest = await fulfill(order.id, {});
+      expect(rest.status).toBe(201);
+      expect(rest.body.items).toEqual([
+        { item_id: plain.id, quantity: 2 },
+        { item_id: stocked.id, quantity: 1 },
+      ]);
+      const after = await read(order.id);
+      expect(after).toMatchObject({ status: 'shipped', fulfillment_status: 'fulfilled' });
+      expect(after.items.map((i) => [i.fulfilled_quantity, i.refunded_quantity])).toEqual([
+        [2, 0],
+        [1, 2],
+      ]);
+      expect(await available(tracked)).toBe(9);
+      const moves = (await eventsOf(order.id))
+        .filter((e) => e.type === 'order.status_changed')
+        .map((e) => (e.data.object as Order).status);
+      expect(moves).toEqual(['paid', 'preparing', 'shipped']);
+
+      const nothingLeft = await fulfill(order.id, {});
+      expect(nothingLeft.status).toBe(409);
+    });
+
+    it('the fulfillment that ships what refunds left moves paid to shipped through preparing', async () => {
+      const order = await paid();
+      const [line1, line2] = order.items;
+      await refund(order.id, { items: [{ item_id: line2.id, quantity: 3 }] });
+      expect(await read(order.id)).toMatchObject({ fulfillment_status: 'partial' });
+      const res = await fulfill(order.id, { items: [{ item_id: line1.id, quantity: 2 }] });
+      expect(res.status).toBe(201);
+      expect(await read(order.id)).toMatchObject({
+        status: 'shipped',
+        fulfillment_status: 'fulfilled',
+      });
+    });
+
+    it('a refund by line of everything left to ship makes the order fulfilled; nothing is left to fulfill', async () => {
+      const order = await paid();
+      const [line1, line2] = order.items;
+      await fulfill(order.id, { items: [{ item_id: line1.id, quantity: 2 }] });
+      const res = await refund(order.id, { items: [{ item_id: line2.id, quantity: 3 }] });
+      expect(res.status).toBe(201);
+      expect(await read(order.id)).toMatchObject({
+        status: 'preparing',
+        fulfillment_status: 'fulfilled',
+      });
+      const none = await fulfill(order.id, {});
+      expect(none.status).toBe(422);
+      expect(none.body.error).toBe('exceeds_unfulfilled');
+      const beyond = await fulfill(order.id, { items: [{ item_id: line2.id, quantity: 1 }] });
+      expect(beyond.status).toBe(422);
+      expect(beyond.body.error).toBe('exceeds_unfulfilled');
+    });
+
+    it('/status shipped ships only what refunds left, or moves the order on when nothing is', async () => {
+      const partly = await paid();
+      await refund(partly.id, { items: [{ item_id: partly.items[1].id, quantity: 1 }] });
+      await t.http
+        .post(`/v1/orders/${partly.id}/status`)
+        .set(auth(shop))
+        .send({ status: 'preparing' });
+      const shipped = await t.http
+        .post(`/v1/orders/${partly.id}/status`)
+        .set(auth(shop))
+        .send({ status: 'shipped' });
+      expect(shipped.status).toBe(200);
+      expect(shipped.body).toMatchObject({ status: 'shipped', fulfillment_status: 'fulfilled' });
+      const list = await t.http.get(`/v1/orders/${partly.id}/fulfillments`).set(auth(shop));
+      expect(list.body.data.map((f: { items: unknown }) => f.items)).toEqual([
+        [
+          { item_id: partly.items[0].id, quantity: 2 },
+          { item_id: partly.items[1].id, quantity: 2 },
+        ],
+      ]);
+
+      const done = await paid();
+      await fulfill(done.id, { items: [{ item_id: done.items[0].id, quantity: 2 }] });
+      await refund(done.id, { items: [{ item_id: done.items[1].id, quantity: 3 }] });
+      const moved = await t.http
+        .post(`/v1/orders/${done.id}/status`)
+        .set(auth(shop))
+        .send({ status: 'shipped' });
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({
+        status: 'shipped',
+        fulfillment_status: 'fulfilled',
+        version: 5,
+      });
+      const one = await t.http.get(`/v1/orders/${done.id}/fulfillments`).set(auth(shop));
+      expect(one.body.data).toHaveLength(1);
+      expect((await eventsOf(done.id)).at(-1)).toMatchObject({
+        type: 'order.status_changed',
+        data: { previous_status: 'preparing', object: { status: 'shipped' } },
+      });
+    });
+  });
+
   describe('refunds', () => {
     it('partial refunds by amount and by lines; the one that reaches the total makes it refunded', async () => {
       const order = await paid();

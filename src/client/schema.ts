@@ -352,7 +352,7 @@ export interface paths {
     put?: never;
     /**
      * Record a shipment of some or all lines
-     * @description Without `items`, every quantity left unfulfilled ships. Allowed while the order is `paid` or `preparing`. The order’s `fulfillment_status` follows; a first partial fulfillment moves `paid` to `preparing`, the one that completes the order moves it to `shipped` (through `preparing`). Events: `fulfillment.created`, and an `order.status_changed` per status step. Needs an app token with `orders:write`.
+     * @description Without `items`, every quantity left unfulfilled ships (a line’s `quantity` less its `fulfilled_quantity` and `refunded_quantity`: units refunded by line are not due to ship). Allowed while the order is `paid` or `preparing`. The order’s `fulfillment_status` follows; a first partial fulfillment moves `paid` to `preparing`, the one that completes the order moves it to `shipped` (through `preparing`). Events: `fulfillment.created`, and an `order.status_changed` per status step. Needs an app token with `orders:write`.
      */
     post: operations['OrderOperationsController_fulfill'];
     delete?: never;
@@ -1550,7 +1550,7 @@ export interface components {
       number: string;
       /**
        * Format: uri
-       * @description https only
+       * @description https only, without a user or password part
        * @example https://www.ups.com/track?tracknum=1Z999AA10123456784
        */
       url?: string | null;

@@ -1,5 +1,5 @@
 import { applyDecorators, type Type as ClassType } from '@nestjs/common';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -7,9 +7,12 @@ import {
   IsObject,
   IsString,
   registerDecorator,
+  type ValidationArguments,
   ValidateNested,
 } from 'class-validator';
 import { hasCharLength } from './char-length.js';
+import { isPlainRecord } from './http/validated.js';
+import { isFreeText, singleLineFault } from './string-rules.js';
 import { isRfc3339DateTime } from './rfc3339.js';
 
 /** What a date-time parameter looks like, for messages and examples. */
@@ -50,6 +53,18 @@ export function NestedArray(type: () => ClassType, min: number, max: number): Pr
   );
 }
 
+/** A value `check` accepts, else `message`. */
+export function Satisfies(check: (value: unknown) => boolean, message: string): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'satisfies',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message },
+      validator: { validate: check },
+    });
+}
+
 /** A string of `min`..`max` characters counted as PostgreSQL counts them (code points). */
 export function Chars(min: number, max: number): PropertyDecorator {
   const rule: PropertyDecorator = (target, propertyName) => {
@@ -64,4 +79,78 @@ export function Chars(min: number, max: number): PropertyDecorator {
     });
   };
   return applyDecorators(IsString(), rule);
+}
+
+const SINGLE_LINE_MESSAGES = {
+  control: 'must be on one line, without control characters',
+  blank: 'must not be blank',
+} as const;
+
+/**
+ * A single-line string of `min`..`max` code points (names, addresses, sku, tags, reasons,
+ * tracking, references: docs/BEHAVIOUR.md#limits): no control characters, line breaks or
+ * tabs, and not blank. Length faults keep `@Chars`' message; the others name their fault.
+ */
+export function Line(min: number, max: number): PropertyDecorator {
+  const rule: PropertyDecorator = (target, propertyName) => {
+    registerDecorator({
+      name: 'singleLine',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: (args: ValidationArguments) => {
+          const fault = singleLineFault(args.value, min, max);
+          return fault === 'control' || fault === 'blank' ? SINGLE_LINE_MESSAGES[fault] : '';
+        },
+      },
+      validator: {
+        // A length fault is `@Chars`' to report, once.
+        validate: (value: unknown) => {
+          const fault = singleLineFault(value, min, max);
+          return fault === undefined || fault === 'length';
+        },
+      },
+    });
+  };
+  return applyDecorators(Chars(min, max), rule);
+}
+
+/** Free text of `min`..`max` code points (notes): line breaks and tabs allowed, no other control character. */
+export function Text(min: number, max: number): PropertyDecorator {
+  const rule: PropertyDecorator = (target, propertyName) => {
+    registerDecorator({
+      name: 'freeText',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'must not contain control characters other than line breaks and tabs' },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value !== 'string' ||
+          !hasCharLength(value, min, max) ||
+          isFreeText(value, min, max),
+      },
+    });
+  };
+  return applyDecorators(Chars(min, max), rule);
+}
+
+/**
+ * A free-form object of string keys (order metadata), taken with every key as sent.
+ * class-transformer rebuilds a nested object key by key and skips each key that names a
+ * function on a new object (`toString`, `valueOf`, `__defineGetter__`…): such keys vanished
+ * from a PATCH that still answered 200. The sent object is copied onto one without a
+ * prototype instead, where every key is an entry like any other. Anything else is passed on
+ * as it is, for the property's validator to refuse.
+ */
+export function KeysAsSent(): PropertyDecorator {
+  return Transform(({ obj, key }) => recordAsSent((obj as Record<string, unknown>)[key]), {
+    toClassOnly: true,
+  });
+}
+
+function recordAsSent(value: unknown): unknown {
+  if (!isPlainRecord(value)) return value;
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) copy[key] = value[key];
+  return copy;
 }

@@ -2,6 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { TenantSql } from '../database/sql/tenant-sql.js';
 import { postalAreaSql, redactedEventDataSql, redactedOrderSql } from './personal-data.sql.js';
 
+/** $1 the tenant, $2 the order ids (exported for its plan's spec). */
+export const REDACT_IDEMPOTENT_RESPONSES_SQL = `UPDATE idempotency_keys
+  SET response_body = ${redactedOrderSql('response_body')}
+  WHERE tenant_id = $1 AND order_id = ANY($2::bigint[])`;
+
 /**
  * The statements of an erasure (docs/BEHAVIOUR.md#customer-data-rights), each in the caller's
  * unit of work, on the tenant path ($1 is the tenant). docs/SECURITY.md#personal-data lists
@@ -94,15 +99,14 @@ export class CustomerErasureRepository {
     );
   }
 
-  /** Stored idempotent responses that are, or carry, one of these orders (an Order's copy). */
+  /**
+   * Stored idempotent responses that are one of these orders (an Order's copy), found by the
+   * order they name (idempotency_keys_order_idx): the cost follows the person's orders, never
+   * the tenant's stored keys.
+   */
   async redactIdempotentResponses(db: TenantSql, orderIds: number[]): Promise<void> {
     if (orderIds.length === 0) return;
-    await db.rows(
-      `UPDATE idempotency_keys SET response_body = ${redactedOrderSql('response_body')}
-       WHERE tenant_id = $1 AND response_body->>'id' = ANY($2::text[])
-         AND response_body ? 'shipping_address'`,
-      [orderIds.map(String)],
-    );
+    await db.rows(REDACT_IDEMPOTENT_RESPONSES_SQL, [orderIds]);
   }
 
   /** Marketplace import payloads of these orders, or with this email (imports that failed). */

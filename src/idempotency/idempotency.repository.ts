@@ -61,7 +61,11 @@ export class IdempotencyRepository {
     };
   }
 
-  /** The primary key is the final arbiter: a second insert for the key fails and rolls back. */
+  /**
+   * The primary key is the final arbiter: a second insert for the key fails and rolls back.
+   * A response that is an Order names it (`order_id`), so that an erasure finds the copies of
+   * a person's orders by index (customer-erasure.repository.ts).
+   */
   async save(
     db: TenantSql,
     scope: IdempotencyScope,
@@ -71,8 +75,9 @@ export class IdempotencyRepository {
   ): Promise<void> {
     await db.rows(
       `INSERT INTO idempotency_keys
-         (tenant_id, app_id, method, path, key, request_hash, response_status, response_body, response_headers, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(hours => $10))`,
+         (tenant_id, app_id, method, path, key, request_hash, response_status, response_body,
+          response_headers, expires_at, order_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(hours => $10), $11)`,
       [
         ...params(scope),
         hash,
@@ -80,10 +85,21 @@ export class IdempotencyRepository {
         JSON.stringify(response.body),
         JSON.stringify(response.headers),
         ttlHours,
+        orderIdOf(response.body),
       ],
       true,
     );
   }
+}
+
+/**
+ * The order a stored body is a copy of: an Order (order create, cancel) has an `id` and a
+ * `shipping_address`, the person's data an erasure redacts; any other body names none.
+ */
+export function orderIdOf(body: unknown): number | null {
+  if (typeof body !== 'object' || body === null || !('shipping_address' in body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return Number.isSafeInteger(id) && (id as number) > 0 ? (id as number) : null;
 }
 
 function params(s: IdempotencyScope): unknown[] {

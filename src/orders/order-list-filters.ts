@@ -1,7 +1,7 @@
 import { hasCharLength } from '../common/char-length.js';
 import { isPlainRecord } from '../common/http/validated.js';
 import { toCanonicalInstant } from '../common/rfc3339.js';
-import { isTag, METADATA_KEY, METADATA_VALUE_MAX } from './operations/order-patch.js';
+import { isMetadataKey, isTag, METADATA_VALUE_MAX } from './operations/order-patch.js';
 import { ORDER_STATUSES, type OrderStatus } from './order-status.js';
 
 export const ORDER_LIST_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
@@ -98,7 +98,7 @@ export function isMetadataFilter(value: unknown): value is Record<string, string
     entries.length <= MAX_METADATA_FILTERS &&
     entries.every(
       ([key, v]) =>
-        METADATA_KEY.test(key) && typeof v === 'string' && hasCharLength(v, 0, METADATA_VALUE_MAX),
+        isMetadataKey(key) && typeof v === 'string' && hasCharLength(v, 0, METADATA_VALUE_MAX),
     )
   );
 }

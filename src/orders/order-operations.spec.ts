@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../common/errors/app-error.js';
-import { type OrderFigures, planFulfillment, planRefund } from './order-operations.js';
+import {
+  fulfillmentStatusOf,
+  type OrderFigures,
+  planFulfillment,
+  planRefund,
+  unfulfilledOf,
+} from './order-operations.js';
 import { applyPatch, normalTags } from './operations/order-patch.js';
 import type { OrderStatus } from './order-status.js';
 
@@ -78,20 +84,75 @@ describe('fulfillments (CONTRACT 3.10)', () => {
     ).toBe('validation_failed');
   });
 
-  it('never ships more than ordered, whatever is asked (property)', () => {
+  it('units refunded by line are not due to ship: left = quantity − fulfilled − refunded, ≥ 0', () => {
+    const paid = order('paid', [
+      [2, 100, 0, 0],
+      [3, 50, 0, 2],
+    ]);
+    expect(planFulfillment(paid, undefined)).toEqual({
+      lines: [
+        { item_id: 100, quantity: 2 },
+        { item_id: 101, quantity: 1 },
+      ],
+      fulfillmentStatus: 'fulfilled',
+      moves: [
+        { from: 'paid', to: 'preparing' },
+        { from: 'preparing', to: 'shipped' },
+      ],
+    });
+    expect(codeOf(() => planFulfillment(paid, [{ item_id: 101, quantity: 2 }]))).toBe(
+      'exceeds_unfulfilled',
+    );
+    // Everything shipped or refunded: nothing to fulfill, but `{status: "shipped"}` moves on.
+    const done = order('preparing', [
+      [2, 100, 2, 0],
+      [3, 50, 1, 2],
+    ]);
+    expect(codeOf(() => planFulfillment(done, undefined))).toBe('exceeds_unfulfilled');
+    expect(planFulfillment(done, undefined, 'move')).toEqual({
+      lines: [],
+      fulfillmentStatus: 'fulfilled',
+      moves: [{ from: 'preparing', to: 'shipped' }],
+    });
+    // A shipped unit refunded afterwards is counted once.
+    expect(unfulfilledOf({ ...done.items[0], refunded_quantity: 2 })).toBe(0);
+  });
+
+  it('fulfillment status counts refunded units as done', () => {
+    const status = (lines: Array<[number, number, number, number]>) =>
+      fulfillmentStatusOf(order('paid', lines).items);
+    expect(status([[2, 1, 0, 0]])).toBe('unfulfilled');
+    expect(status([[2, 1, 1, 0]])).toBe('partial');
+    expect(status([[2, 1, 0, 1]])).toBe('partial');
+    expect(status([[2, 1, 0, 2]])).toBe('fulfilled');
+    expect(status([[2, 1, 1, 1]])).toBe('fulfilled');
+    expect(status([[2, 1, 2, 2]])).toBe('fulfilled');
+    expect(
+      status([
+        [2, 1, 2, 0],
+        [1, 1, 0, 0],
+      ]),
+    ).toBe('partial');
+  });
+
+  it('never ships more than is left, whatever is asked or refunded (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 5 })), {
-          minLength: 1,
-          maxLength: 4,
-        }),
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 1, max: 5 }),
+            fc.integer({ min: 0, max: 5 }),
+            fc.integer({ min: 0, max: 5 }),
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
         fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 6 })), {
           maxLength: 4,
         }),
         (lines, asks) => {
           const figures = order(
             'preparing',
-            lines.map(([q, f]) => [q, 100, Math.min(f, q - 1), 0]),
+            lines.map(([q, f, r]) => [q, 100, Math.min(f, q - 1), Math.min(r, q)]),
           );
           const requested = asks.map(([line, quantity]) => ({ item_id: 100 + line, quantity }));
           let overshipped: unknown[] = [];
@@ -100,8 +161,21 @@ describe('fulfillments (CONTRACT 3.10)', () => {
             const plan = planFulfillment(figures, requested.length ? requested : undefined);
             overshipped = plan.lines.filter((l) => {
               const line = figures.items.find((i) => i.id === l.item_id)!;
-              return line.fulfilled_quantity + l.quantity > line.quantity;
+              return (
+                line.fulfilled_quantity + line.refunded_quantity + l.quantity > line.quantity ||
+                l.quantity < 1
+              );
             });
+            const after = figures.items.map((line) => ({
+              ...line,
+              fulfilled_quantity:
+                line.fulfilled_quantity +
+                (plan.lines.find((l) => l.item_id === line.id)?.quantity ?? 0),
+            }));
+            expect(plan.fulfillmentStatus).toBe(fulfillmentStatusOf(after));
+            expect(plan.moves.at(-1)?.to === 'shipped').toBe(
+              plan.fulfillmentStatus === 'fulfilled',
+            );
           } catch (error) {
             outcome = (error as AppError).code;
           }

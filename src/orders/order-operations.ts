@@ -82,17 +82,38 @@ export function invalidTransition(from: OrderStatus, to: OrderStatus): AppError 
 }
 
 /**
+ * What is left to ship of a line (3.10): its quantity less what shipped and what was refunded
+ * by line (those units are no longer due), never below 0.
+ */
+export function unfulfilledOf(line: LineFigures): number {
+  return Math.max(0, line.quantity - line.fulfilled_quantity - line.refunded_quantity);
+}
+
+/**
+ * The order's fulfillment status from its lines: `fulfilled` when nothing is left to ship,
+ * `unfulfilled` when no unit is done yet, else `partial`. Refunded units count as done.
+ */
+export function fulfillmentStatusOf(lines: ReadonlyArray<LineFigures>): FulfillmentStatus {
+  if (lines.every((line) => unfulfilledOf(line) === 0)) return 'fulfilled';
+  return lines.every((line) => line.fulfilled_quantity + line.refunded_quantity === 0)
+    ? 'unfulfilled'
+    : 'partial';
+}
+
+/**
  * A fulfillment of `requested` (or, without it, of everything left unfulfilled): the lines
  * it ships, the order's fulfillment status after it, and the status moves it makes (a first
  * partial fulfillment moves `paid` to `preparing`; the one that completes the order moves it
- * on to `shipped`, through `preparing`).
+ * on to `shipped`, through `preparing`). With nothing left to ship it is 422, unless
+ * `whenNothingLeft` is `move` (`{status: "shipped"}`): the order then moves on with no lines.
  */
 export function planFulfillment(
   order: OrderFigures,
   requested: readonly LineQuantity[] | undefined,
+  whenNothingLeft: 'refuse' | 'move' = 'refuse',
 ): FulfillmentPlan {
   if (!FULFILLABLE.includes(order.status)) throw notAllowed('fulfill', order.status, FULFILLABLE);
-  const left = (line: LineFigures) => line.quantity - line.fulfilled_quantity;
+  const left = unfulfilledOf;
   const lines =
     requested === undefined
       ? order.items.filter((line) => left(line) > 0).map((line) => take(line, left(line)))
@@ -112,17 +133,22 @@ export function planFulfillment(
       },
     );
   }
-  if (lines.length === 0) {
-    throw new AppError('exceeds_unfulfilled', 'Every line of the order is already fulfilled');
+  if (lines.length === 0 && whenNothingLeft === 'refuse') {
+    throw new AppError(
+      'exceeds_unfulfilled',
+      'Every line of the order is already fulfilled or refunded',
+    );
   }
   const shipped = new Map(lines.map((l) => [l.item_id, l.quantity]));
-  const complete = order.items.every(
-    (line) => line.fulfilled_quantity + (shipped.get(line.id) ?? 0) === line.quantity,
-  );
+  const after = order.items.map((line) => ({
+    ...line,
+    fulfilled_quantity: line.fulfilled_quantity + (shipped.get(line.id) ?? 0),
+  }));
+  const fulfillmentStatus = fulfillmentStatusOf(after);
   const moves: StatusMove[] = [];
   if (order.status === 'paid') moves.push({ from: 'paid', to: 'preparing' });
-  if (complete) moves.push({ from: 'preparing', to: 'shipped' });
-  return { lines, fulfillmentStatus: complete ? 'fulfilled' : 'partial', moves };
+  if (fulfillmentStatus === 'fulfilled') moves.push({ from: 'preparing', to: 'shipped' });
+  return { lines, fulfillmentStatus, moves };
 }
 
 /**

@@ -194,6 +194,38 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }),
 );
 
+/**
+ * A metadata key of 3.4's pattern `[A-Za-z0-9_.-]{1,40}` other than the three it refuses, with
+ * the names every JavaScript object answers to (`toString`, `__defineGetter__`…) well represented.
+ */
+export const metadataKey: fc.Arbitrary<string> = fc
+  .oneof(
+    fc.constantFrom(
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      'isPrototypeOf',
+      'propertyIsEnumerable',
+      'toLocaleString',
+      '__defineGetter__',
+      '__defineSetter__',
+      '__lookupGetter__',
+      '__lookupSetter__',
+      'toJSON',
+      'then',
+      'length',
+      '__proto',
+      'proto__',
+      'Constructor',
+      'PROTOTYPE',
+      '.',
+      '-',
+      '_',
+    ),
+    fc.stringMatching(/^[A-Za-z0-9_.-]{1,40}$/),
+  )
+  .filter((key) => key !== '__proto__' && key !== 'constructor' && key !== 'prototype');
+
 /** Any hostile JSON value, shallow to moderately nested. */
 export const hostileValue: fc.Arbitrary<HostileJson> = fc.letrec<{ value: HostileJson }>((tie) => ({
   value: fc.oneof(

@@ -39,11 +39,20 @@ export function requestInputCheck(request: FastifyRequest): void {
 }
 
 function refuseProblem(value: unknown, whole: 'path' | 'query' | 'body'): void {
+  const error = inputProblemError(value, whole);
+  if (error) throw error;
+}
+
+/** The 400 `validation_failed` for the first unusable value in `value`, else undefined. */
+export function inputProblemError(
+  value: unknown,
+  whole: 'path' | 'query' | 'body',
+): AppError | undefined {
   const found = findProblem(value);
-  if (!found) return;
+  if (!found) return undefined;
   const field = found.field || whole;
   const message = MESSAGES[found.problem];
-  throw new AppError('validation_failed', `${field} ${message}`, {
+  return new AppError('validation_failed', `${field} ${message}`, {
     details: [{ field, message }],
   });
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { IsOptional, IsString } from 'class-validator';
 import { describe, expect, it } from 'vitest';
 import { validated } from './validated.js';
 
@@ -85,5 +86,32 @@ describe('validated (the per-parameter ValidationPipe)', () => {
     expect(missing).toEqual([]);
     expect(untyped).toEqual([]);
     expect(checked).toBeGreaterThanOrEqual(18);
+  });
+});
+
+class SampleBody {
+  @IsOptional()
+  @IsString()
+  note?: string;
+}
+
+describe('a JSON body where a DTO expects an object', () => {
+  const transform = (value: unknown, metatype: unknown) =>
+    validated.transform(value, { type: 'body', metatype: metatype as never });
+
+  it.each([null, [], [{}], 7, 0, 'x', '', true, false])(
+    '%j is 400 validation_failed, never taken as an empty object',
+    async (value) => {
+      await expect(transform(value, SampleBody)).rejects.toMatchObject({
+        code: 'validation_failed',
+        options: { details: [{ field: 'body', message: 'must be a JSON object' }] },
+      });
+    },
+  );
+
+  it('an object, no body at all, and hand-validated bodies pass on', async () => {
+    await expect(transform({}, SampleBody)).resolves.toBeInstanceOf(SampleBody);
+    await expect(transform(undefined, SampleBody)).resolves.toBeInstanceOf(SampleBody);
+    await expect(transform(null, Object)).resolves.toBeNull();
   });
 });

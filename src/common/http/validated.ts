@@ -1,4 +1,5 @@
 import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import { AppError } from '../errors/app-error.js';
 import { validationFailed } from '../errors/validation-error.factory.js';
 
 /**
@@ -40,8 +41,26 @@ const OPTIONS = {
   validationError: { target: false, value: false },
 };
 
+/** Types Nest gives a parameter declared without a DTO class (`unknown`, a primitive): not validated. */
+const UNVALIDATED_TYPES: ReadonlySet<unknown> = new Set([Object, Array, String, Number, Boolean]);
+
+/**
+ * A JSON body where a DTO expects an object must be one: the ValidationPipe turns `null`
+ * into `{}` (so `PATCH` with `null` answered 200 and changed nothing) and would judge `[]`,
+ * `7` or `"x"` field by field. No body at all is left to the DTO (every field optional, or
+ * the missing ones named). Bodies read by their handler (the OAuth endpoints) keep their rules.
+ */
+function refuseNonObjectBody(value: unknown, metadata: ArgumentMetadata): void {
+  if (metadata.type !== 'body' || value === undefined || isPlainRecord(value)) return;
+  if (typeof metadata.metatype !== 'function' || UNVALIDATED_TYPES.has(metadata.metatype)) return;
+  throw new AppError('validation_failed', 'The body must be a JSON object', {
+    details: [{ field: 'body', message: 'must be a JSON object' }],
+  });
+}
+
 class ValidationWithFastPath extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    refuseNonObjectBody(value, metadata);
     const prepare = preparerOf(metadata.metatype);
     const input = prepare ? prepare(value) : value;
     const parsed = fastParserOf(metadata.metatype)?.(input);

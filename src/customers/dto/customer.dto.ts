@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsOptional } from 'class-validator';
-import { Chars } from '../../common/validation.js';
+import { Chars, Line } from '../../common/validation.js';
 import { IsAcceptablePassword } from './password.validator.js';
 
 export class RegisterCustomerDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Ada Lovelace' })
-  @Chars(1, 200)
+  @Line(1, 200)
   name!: string;
 
   @ApiProperty({
@@ -31,7 +31,7 @@ export class RegisterCustomerDto {
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: '+1 555 0100' })
   @IsOptional()
-  @Chars(1, 200)
+  @Line(1, 200)
   phone?: string;
 }
 

@@ -24,6 +24,7 @@ import { TicketTokenPerTenant1770000000000 } from './1770000000000-ticket-token-
 import { TenantKeys1770000000001 } from './1770000000001-tenant-keys.js';
 import { ImportFairQueue1770000000002 } from './1770000000002-import-fair-queue.js';
 import { DatabaseId1770000000003 } from './1770000000003-database-id.js';
+import { IdempotencyOrderIds1770100000000 } from './1770100000000-idempotency-order-ids.js';
 import { EventSizes1771000000000 } from './1771000000000-event-sizes.js';
 import { CurrencyMinorUnits1771000000300 } from './1771000000300-currency-minor-units.js';
 
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   TenantKeys1770000000001,
   ImportFairQueue1770000000002,
   DatabaseId1770000000003,
+  IdempotencyOrderIds1770100000000,
   EventSizes1771000000000,
   CurrencyMinorUnits1771000000300,
 ];

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { Chars, NestedArray, NestedObject } from '../../common/validation.js';
+import { Line, NestedArray, NestedObject } from '../../common/validation.js';
 import { IsMoneyAmount } from '../../common/money.validator.js';
 import {
   GUEST_CUSTOMER_EXAMPLE,
@@ -11,11 +11,11 @@ import { AMOUNT_DOC } from '../../common/money.js';
 
 export class ImportItemInput {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'TSHIRT-BLK-M' })
-  @Chars(1, 100)
+  @Line(1, 100)
   sku!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'T-shirt, black, M' })
-  @Chars(1, 200)
+  @Line(1, 200)
   name!: string;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000, example: 3 })
@@ -54,7 +54,7 @@ export class ImportOrderDto {
   marketplace!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'TY-10472285' })
-  @Chars(1, 100)
+  @Line(1, 100)
   external_order_id!: string;
 
   @ApiProperty({ type: OrderCustomerInput, example: GUEST_CUSTOMER_EXAMPLE })

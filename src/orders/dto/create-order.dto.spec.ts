@@ -3,6 +3,7 @@ import type { ArgumentMetadata } from '@nestjs/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validatedWithoutFastPath } from '../../common/http/validated.js';
+import { isSingleLine } from '../../common/string-rules.js';
 import { CreateOrderDto } from './create-order.dto.js';
 
 const BODY: ArgumentMetadata = { type: 'body', metatype: CreateOrderDto };
@@ -16,10 +17,13 @@ async function pipeAnswer(value: unknown): Promise<unknown> {
   }
 }
 
-/** Valid text, the bounds included: 200 characters, 200 code points of two UTF-16 units. */
+/**
+ * Valid text, the bounds included: 200 characters, 200 code points of two UTF-16 units; on one
+ * line and not blank (string-rules.ts).
+ */
 const validText = fc.oneof(
-  fc.string({ minLength: 1, maxLength: 20 }),
-  fc.constantFrom('a'.repeat(200), '😀'.repeat(200), ' ', 'é'),
+  fc.string({ minLength: 1, maxLength: 20 }).filter((text) => isSingleLine(text, 1, 200)),
+  fc.constantFrom('a'.repeat(200), '😀'.repeat(200), ' a ', 'é'),
 );
 const validId = fc.oneof(
   fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
@@ -59,6 +63,11 @@ const validBody = fc.record({
 /** Values just past a bound, of a wrong type, or absent. */
 const edge = fc.constantFrom<unknown>(
   '',
+  ' ',
+  '\u3164',
+  'a\nb',
+  'a\tb',
+  '\u0085',
   'a'.repeat(201),
   '😀'.repeat(201),
   'no-at',

@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsInt, IsOptional, isEmail, Max, Min } from 'class-validator';
 import { hasCharLength } from '../../common/char-length.js';
 import { hasOnlyKeys, isPlainRecord } from '../../common/http/validated.js';
-import { Chars, NestedArray, NestedObject } from '../../common/validation.js';
+import { Chars, Line, NestedArray, NestedObject } from '../../common/validation.js';
+import { isSingleLine } from '../../common/string-rules.js';
 
 export class OrderCustomerInput {
   @ApiPropertyOptional({
@@ -18,7 +19,7 @@ export class OrderCustomerInput {
   id?: number;
 
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Ada Lovelace' })
-  @Chars(1, 200)
+  @Line(1, 200)
   name!: string;
 
   @ApiProperty({
@@ -33,31 +34,31 @@ export class OrderCustomerInput {
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: '+1 555 0100' })
   @IsOptional()
-  @Chars(1, 200)
+  @Line(1, 200)
   phone?: string;
 }
 
 export class ShippingAddressInput {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'US' })
-  @Chars(1, 200)
+  @Line(1, 200)
   country!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Springfield' })
-  @Chars(1, 200)
+  @Line(1, 200)
   city!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: 'Downtown' })
   @IsOptional()
-  @Chars(1, 200)
+  @Line(1, 200)
   district?: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200, example: '742 Evergreen Terrace' })
-  @Chars(1, 200)
+  @Line(1, 200)
   address!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: '62704' })
   @IsOptional()
-  @Chars(1, 200)
+  @Line(1, 200)
   postal_code?: string;
 }
 
@@ -136,6 +137,18 @@ function chars(
   return typeof value === 'string' && hasCharLength(value, min, max);
 }
 
+/** `@Line(min, max)`, and `@IsOptional()` where `optional`, as `chars` is. */
+function line(
+  record: Record<string, unknown>,
+  key: string,
+  min: number,
+  max: number,
+  optional = false,
+): boolean {
+  if (!(key in record)) return optional;
+  return isSingleLine(record[key], min, max);
+}
+
 /** `@IsInt() @Min(min) @Max(max)`. */
 function int(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
@@ -145,21 +158,21 @@ function customerOf(value: unknown): OrderCustomerInput | undefined {
   if (!isPlainRecord(value) || !hasOnlyKeys(value, CUSTOMER_KEYS)) return undefined;
   const valid =
     (!('id' in value) || int(value.id, 1, Number.MAX_SAFE_INTEGER)) &&
-    chars(value, 'name', 1, 200) &&
+    line(value, 'name', 1, 200) &&
     isEmail(value.email) &&
     chars(value, 'email', 3, 254) &&
-    chars(value, 'phone', 1, 200, true);
+    line(value, 'phone', 1, 200, true);
   return valid ? Object.assign(new OrderCustomerInput(), value) : undefined;
 }
 
 function addressOf(value: unknown): ShippingAddressInput | undefined {
   if (!isPlainRecord(value) || !hasOnlyKeys(value, ADDRESS_KEYS)) return undefined;
   const valid =
-    chars(value, 'country', 1, 200) &&
-    chars(value, 'city', 1, 200) &&
-    chars(value, 'district', 1, 200, true) &&
-    chars(value, 'address', 1, 200) &&
-    chars(value, 'postal_code', 1, 200, true);
+    line(value, 'country', 1, 200) &&
+    line(value, 'city', 1, 200) &&
+    line(value, 'district', 1, 200, true) &&
+    line(value, 'address', 1, 200) &&
+    line(value, 'postal_code', 1, 200, true);
   return valid ? Object.assign(new ShippingAddressInput(), value) : undefined;
 }
 

@@ -1,10 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiQuery } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, Matches, registerDecorator } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { hasOnlyKeys, isPlainRecord } from '../../common/http/validated.js';
 import { QueryInt } from '../../common/pagination.js';
 import { CommaListOf } from '../../common/query-list.js';
-import { Chars, IsDateTime } from '../../common/validation.js';
+import { Chars, IsDateTime, KeysAsSent, Satisfies } from '../../common/validation.js';
 import { isTag } from '../operations/order-patch.js';
 import {
   DEFAULT_ORDER_LIST_SORT,
@@ -148,6 +148,7 @@ export class ListOrdersQuery {
   // Documented as a deepObject query parameter by ApiMetadataFilter (on the list routes).
   @ApiHideProperty()
   @IsOptional()
+  @KeysAsSent()
   @Satisfies(
     isMetadataFilter,
     `must be metadata[KEY]=VALUE pairs: 1 to ${MAX_METADATA_FILTERS} keys of 1 to 40 characters from [A-Za-z0-9_.-], values of at most 500 characters`,
@@ -221,18 +222,6 @@ export function ApiMetadataFilter(): MethodDecorator {
       description: `\`metadata[KEY]=VALUE\`: orders whose metadata holds KEY with exactly VALUE; up to ${MAX_METADATA_FILTERS} keys, all must hold`,
     }),
   );
-}
-
-/** A value `check` accepts, else `message`. */
-function Satisfies(check: (value: unknown) => boolean, message: string): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'satisfies',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message },
-      validator: { validate: check },
-    });
 }
 
 const FAST_LIST_KEYS = new Set(['page', 'limit', 'sort', 'status', 'cursor']);

@@ -4,6 +4,7 @@ import type { ChangePlan } from '../order-writer.js';
 import {
   CANCELLABLE,
   type CancelReason,
+  fulfillmentStatusOf,
   invalidTransition,
   type LineQuantity,
   notAllowed,
@@ -83,6 +84,8 @@ export function cancelPlan(
 export interface FulfillmentInput {
   items?: LineQuantity[];
   tracking: Tracking | null;
+  /** `{status: "shipped"}`: with nothing left to ship, the order moves on with no record. */
+  shipEverything?: boolean;
 }
 
 /** A fulfillment, recorded with the order's new quantities and status. */
@@ -92,7 +95,11 @@ export function fulfillmentPlan(
   fulfillments: FulfillmentsRepository,
 ): ChangePlan {
   const items = order.items ?? [];
-  const plan = planFulfillment({ ...order, items }, input.items);
+  const plan = planFulfillment(
+    { ...order, items },
+    input.items,
+    input.shipEverything ? 'move' : 'refuse',
+  );
   const shipped = new Map(plan.lines.map((l) => [l.item_id, l.quantity]));
   return {
     next: {
@@ -102,26 +109,29 @@ export function fulfillmentPlan(
     },
     lines: changedLines(items, shipped, 'fulfilled_quantity'),
     moves: plan.moves,
-    record: async (db: TenantSql, after: OrderDto, saved: SavedChange) => {
-      const row = await fulfillments.insert(
-        db,
-        order.id,
-        plan.lines,
-        input.tracking,
-        saved.updated_at,
-      );
-      const fulfillment = toFulfillmentDto(row);
-      return {
-        record: fulfillment,
-        events: [
-          {
-            type: 'fulfillment.created',
-            orderId: order.id,
-            data: { object: fulfillment, order: after },
+    record:
+      plan.lines.length === 0
+        ? undefined
+        : async (db: TenantSql, after: OrderDto, saved: SavedChange) => {
+            const row = await fulfillments.insert(
+              db,
+              order.id,
+              plan.lines,
+              input.tracking,
+              saved.updated_at,
+            );
+            const fulfillment = toFulfillmentDto(row);
+            return {
+              record: fulfillment,
+              events: [
+                {
+                  type: 'fulfillment.created',
+                  orderId: order.id,
+                  data: { object: fulfillment, order: after },
+                },
+              ],
+            };
           },
-        ],
-      };
-    },
   };
 }
 
@@ -158,11 +168,17 @@ export function refundPlan(
       givenBack.push({ productId: item.product_id, quantity: given });
     }
   }
+  // Units refunded by line are no longer due to ship: they count as done (3.10).
+  const linesAfter = items.map((item) => ({
+    ...item,
+    refunded_quantity: item.refunded_quantity + (refunded.get(item.id) ?? 0),
+  }));
   return {
     next: {
       ...stateOf(order),
       status: plan.moves.at(-1)?.to ?? order.status,
       refunded_minor: plan.refundedMinor,
+      fulfillment_status: fulfillmentStatusOf(linesAfter),
     },
     lines,
     moves: plan.moves,
@@ -208,7 +224,9 @@ export function statusPlan(
 ): ChangePlan {
   if (!canTransition(order.status, to)) throw invalidTransition(order.status, to);
   if (to === 'cancelled') return cancelPlan(order, 'other', null, true);
-  if (to === 'shipped') return fulfillmentPlan(order, { tracking: null }, fulfillments);
+  if (to === 'shipped') {
+    return fulfillmentPlan(order, { tracking: null, shipEverything: true }, fulfillments);
+  }
   if (to === 'refunded') return refundPlan(order, { reason: null, restock: false }, refunds);
   return { next: { ...stateOf(order), status: to }, moves: [{ from: order.status, to }] };
 }

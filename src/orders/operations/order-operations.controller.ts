@@ -119,7 +119,9 @@ export class OrderOperationsController {
   @ApiOperation({
     summary: 'Record a shipment of some or all lines',
     description:
-      'Without `items`, every quantity left unfulfilled ships. Allowed while the order is ' +
+      'Without `items`, every quantity left unfulfilled ships (a line’s `quantity` less its ' +
+      '`fulfilled_quantity` and `refunded_quantity`: units refunded by line are not due to ' +
+      'ship). Allowed while the order is ' +
       '`paid` or `preparing`. The order’s `fulfillment_status` follows; a first partial ' +
       'fulfillment moves `paid` to `preparing`, the one that completes the order moves it to ' +
       '`shipped` (through `preparing`). Events: `fulfillment.created`, and an ' +

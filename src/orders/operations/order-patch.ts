@@ -1,16 +1,25 @@
-import { hasCharLength } from '../../common/char-length.js';
+import { isSingleLine } from '../../common/string-rules.js';
 import { AppError } from '../../common/errors/app-error.js';
 
 export const MAX_TAGS = 50;
 export const MAX_METADATA_KEYS = 50;
 export const METADATA_KEY = /^[A-Za-z0-9_.-]{1,40}$/;
+/** Keys of the pattern that reach an object's prototype: refused (3.4), never stored. */
+export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+]);
 export const METADATA_VALUE_MAX = 500;
 
-// oxlint-disable-next-line no-control-regex -- control characters are what it finds
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** A metadata key as 3.4 takes it: the pattern, and none of the three reserved names. */
+export function isMetadataKey(key: string): boolean {
+  return METADATA_KEY.test(key) && !RESERVED_METADATA_KEYS.has(key);
+}
 
+/** A tag: a single-line string of 1–40 characters (docs/BEHAVIOUR.md#limits). */
 export function isTag(value: unknown): value is string {
-  return typeof value === 'string' && hasCharLength(value, 1, 40) && !CONTROL.test(value);
+  return isSingleLine(value, 1, 40);
 }
 
 /** The fields a `PATCH` may change, as validated (PatchOrderDto). */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { IsMoneyAmount } from '../../common/money.validator.js';
-import { Chars, NestedObject } from '../../common/validation.js';
+import { Line, NestedObject } from '../../common/validation.js';
 import { MAX_STOCK } from '../product-input.js';
 import { AMOUNT_DOC } from '../../common/money.js';
 
@@ -27,7 +27,7 @@ export class CreateProductDto {
   sku!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'T-shirt, black, M' })
-  @Chars(1, 200)
+  @Line(1, 200)
   name!: string;
 
   @ApiProperty({
@@ -54,7 +54,7 @@ export class CreateProductDto {
 export class PatchProductDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
   @ValidateIf((dto: PatchProductDto) => dto.name !== undefined)
-  @Chars(1, 200)
+  @Line(1, 200)
   name?: string;
 
   @ApiPropertyOptional({
@@ -106,6 +106,6 @@ export class InventoryChangeDto {
     example: 'Delivery 2026-11-27',
   })
   @IsOptional()
-  @Chars(1, 200)
+  @Line(1, 200)
   reason?: string;
 }

@@ -10,7 +10,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { PageMeta } from '../../common/pagination.js';
-import { Chars } from '../../common/validation.js';
+import { Line, Text } from '../../common/validation.js';
 import { EVENT_TYPES, type EventType } from '../../outbox/event-types.js';
 
 const URL_DOC =
@@ -36,7 +36,7 @@ function EventTypeList(): PropertyDecorator {
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({ maxLength: 2048, description: URL_DOC, example: 'https://erp.example.com/hooks' })
-  @Chars(1, 2048)
+  @Line(1, 2048)
   url!: string;
 
   @ApiProperty({
@@ -50,7 +50,7 @@ export class CreateWebhookEndpointDto {
 
   @ApiPropertyOptional({ maxLength: 500, example: 'ERP order sync' })
   @IsOptional()
-  @Chars(0, 500)
+  @Text(0, 500)
   description?: string;
 }
 
@@ -61,7 +61,7 @@ export class UpdateWebhookEndpointDto {
     example: 'https://erp.example.com/hooks',
   })
   @IsOptional()
-  @Chars(1, 2048)
+  @Line(1, 2048)
   url?: string;
 
   @ApiPropertyOptional({
@@ -91,7 +91,7 @@ export class UpdateWebhookEndpointDto {
   })
   @ValidateIf((_, v) => v !== null)
   @IsOptional()
-  @Chars(0, 500)
+  @Text(0, 500)
   description?: string | null;
 }
 

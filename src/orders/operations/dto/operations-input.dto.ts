@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsPositive, ValidateIf } from 'class-validator';
 import { IsMoneyAmount } from '../../../common/money.validator.js';
-import { Chars, NestedArray, NestedObject } from '../../../common/validation.js';
+import { Line, NestedArray, NestedObject, Text } from '../../../common/validation.js';
 import { CANCEL_REASONS, type CancelReason } from '../../order-operations.js';
 import { LineQuantityDto } from './line-quantity.dto.js';
 import { TrackingDto } from './tracking.dto.js';
@@ -14,7 +14,7 @@ export class CancelOrderDto {
 
   @ApiPropertyOptional({ maxLength: 500, example: 'Ordered the wrong size' })
   @IsOptional()
-  @Chars(0, 500)
+  @Text(0, 500)
   note?: string;
 
   @ApiPropertyOptional({
@@ -70,9 +70,9 @@ export class CreateRefundDto {
   @NestedArray(() => LineQuantityDto, 1, 100)
   items?: LineQuantityDto[];
 
-  @ApiPropertyOptional({ maxLength: 500, example: 'Arrived damaged' })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, example: 'Arrived damaged' })
   @IsOptional()
-  @Chars(0, 500)
+  @Line(1, 500)
   reason?: string;
 
   @ApiPropertyOptional({

@@ -2,12 +2,12 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, registerDecorator } from 'class-validator';
 import { hasCharLength } from '../../../common/char-length.js';
 import { isPlainRecord } from '../../../common/http/validated.js';
-import { Chars } from '../../../common/validation.js';
+import { KeysAsSent, Text } from '../../../common/validation.js';
 import {
   MAX_METADATA_KEYS,
   MAX_TAGS,
-  METADATA_KEY,
   METADATA_VALUE_MAX,
+  isMetadataKey,
   isTag,
 } from '../order-patch.js';
 
@@ -18,7 +18,10 @@ function Tags(): PropertyDecorator {
       name: 'tags',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: 'each tag must be 1 to 40 characters without control characters' },
+      options: {
+        message:
+          'each tag must be 1 to 40 characters on one line, not blank, without control characters',
+      },
       validator: { validate: (value: unknown) => Array.isArray(value) && value.every(isTag) },
     });
   };
@@ -32,7 +35,7 @@ function MetadataPatch(): PropertyDecorator {
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: `must be an object of at most ${2 * MAX_METADATA_KEYS} keys of 1 to 40 characters from [A-Za-z0-9_.-], each a string of at most ${METADATA_VALUE_MAX} characters or null`,
+        message: `must be an object of at most ${2 * MAX_METADATA_KEYS} keys of 1 to 40 characters from [A-Za-z0-9_.-] (not __proto__, constructor or prototype), each a string of at most ${METADATA_VALUE_MAX} characters or null`,
       },
       validator: {
         validate: (value: unknown) =>
@@ -40,7 +43,7 @@ function MetadataPatch(): PropertyDecorator {
           Object.keys(value).length <= 2 * MAX_METADATA_KEYS &&
           Object.entries(value).every(
             ([key, v]) =>
-              METADATA_KEY.test(key) &&
+              isMetadataKey(key) &&
               (v === null || (typeof v === 'string' && hasCharLength(v, 0, METADATA_VALUE_MAX))),
           ),
       },
@@ -55,7 +58,7 @@ function MetadataPatch(): PropertyDecorator {
 export class PatchOrderDto {
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 5000, example: 'Gift wrap' })
   @IsOptional()
-  @Chars(0, 5000)
+  @Text(0, 5000)
   note?: string | null;
 
   @ApiPropertyOptional({
@@ -81,6 +84,7 @@ export class PatchOrderDto {
     example: { erp_id: 'SO-10442', legacy_ref: null },
   })
   @IsOptional()
+  @KeysAsSent()
   @MetadataPatch()
   metadata?: Record<string, string | null> | null;
 }

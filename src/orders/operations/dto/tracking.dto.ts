@@ -1,15 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsUrl, MaxLength } from 'class-validator';
-import { Chars } from '../../../common/validation.js';
+import { IsOptional } from 'class-validator';
+import { isPublicHttpsUrl } from '../../../common/string-rules.js';
+import { Line, Satisfies } from '../../../common/validation.js';
 
 /** Where a shipment can be followed. */
 export class TrackingDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'UPS' })
-  @Chars(1, 100)
+  @Line(1, 100)
   company!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 100, example: '1Z999AA10123456784' })
-  @Chars(1, 100)
+  @Line(1, 100)
   number!: string;
 
   @ApiPropertyOptional({
@@ -17,11 +18,13 @@ export class TrackingDto {
     nullable: true,
     format: 'uri',
     maxLength: 2000,
-    description: 'https only',
+    description: 'https only, without a user or password part',
     example: 'https://www.ups.com/track?tracknum=1Z999AA10123456784',
   })
   @IsOptional()
-  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'must be an https URL' })
-  @MaxLength(2000)
+  @Satisfies(
+    (value) => isPublicHttpsUrl(value, 2000),
+    'must be an https URL of at most 2000 characters, without a user or password part',
+  )
   url?: string | null;
 }
