@@ -61,6 +61,11 @@ const LIVE_MARGIN_SECONDS = 5;
  * LIVE_MARGIN_SECONDS of its lease left; no row when the claim is no longer that attempt's)
  * and `streak_ended` (a success ends the endpoint's failure streak). The arguments are the
  * statement's placeholders or literals; `$1` is the tenant.
+ * The endpoint's row is held (FOR KEY SHARE) before the delivery's is written: an endpoint
+ * DELETE locks the endpoint and then, by its cascade, the deliveries, so an outcome that held
+ * the delivery and then wrote the endpoint (the streak) deadlocked with it, and one of the
+ * two was lost. Key share conflicts only with a delete: outcomes of one endpoint still run
+ * side by side; a delete committed first leaves no claim to record.
  */
 export function recordCtes(p: {
   id: string;
@@ -77,8 +82,10 @@ export function recordCtes(p: {
            last_error = left(${p.error}, 500),
            next_attempt_at = now() + make_interval(secs => ${p.retryIn}),
            claimed_until = NULL
-         FROM (SELECT claimed_until AS until FROM webhook_deliveries
-               WHERE tenant_id = $1 AND id = ${p.id}) claim
+         FROM (SELECT c.claimed_until AS until FROM webhook_deliveries c
+               JOIN webhook_endpoints ep ON ep.tenant_id = $1 AND ep.id = c.endpoint_id
+               WHERE c.tenant_id = $1 AND c.id = ${p.id}
+               FOR KEY SHARE OF ep) claim
          WHERE d.tenant_id = $1 AND d.id = ${p.id} AND d.attempts = ${p.attempt}
            AND d.state = 'pending' AND d.claimed_until IS NOT NULL
          RETURNING d.endpoint_id,

@@ -35,12 +35,14 @@ const TENANT_SLOTS_LOCK = 7_240_104;
  * order they fell due, as many as its free slots, then per tenant the first of those up to
  * its free slots. `tenants` is the statement's list of tenants (as `tenant_id`), from `$1`;
  * `$2`..`$4` are the per-tenant and per-endpoint slots and the seconds a wake holds one.
+ * It runs after a wait for the tenants' lock, so on the statement's clock: the transaction's
+ * `now()` (its start, before the wait) would count the slots that lapsed meanwhile as held.
  */
 function wakeStatement(tenants: string): string {
   return `WITH tenants AS (${tenants}),
        taken AS (
          SELECT d.tenant_id, d.endpoint_id FROM webhook_deliveries d JOIN tenants USING (tenant_id)
-         WHERE d.claimed_until > now() OR d.woken_until > now()),
+         WHERE d.claimed_until > statement_timestamp() OR d.woken_until > statement_timestamp()),
        room AS (
          SELECT ep.tenant_id, ep.id AS endpoint_id, $3 - (
              SELECT count(*) FROM taken
@@ -51,7 +53,7 @@ function wakeStatement(tenants: string): string {
            SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
            WHERE d.tenant_id = room.tenant_id AND d.endpoint_id = room.endpoint_id
              AND d.waiting_since IS NOT NULL AND d.state = 'pending'
-             AND (d.woken_until IS NULL OR d.woken_until <= now())
+             AND (d.woken_until IS NULL OR d.woken_until <= statement_timestamp())
            ORDER BY d.next_attempt_at, d.id LIMIT GREATEST(room.free, 0)) c),
        chosen AS (
          SELECT tenant_id, id FROM (
@@ -60,7 +62,7 @@ function wakeStatement(tenants: string): string {
            FROM candidates) ranked
          WHERE place <= $2 - (SELECT count(*) FROM taken WHERE taken.tenant_id = ranked.tenant_id)),
        woken AS (
-         UPDATE webhook_deliveries d SET woken_until = now() + make_interval(secs => $4)
+         UPDATE webhook_deliveries d SET woken_until = statement_timestamp() + make_interval(secs => $4)
          FROM chosen WHERE d.tenant_id = chosen.tenant_id AND d.id = chosen.id
            -- Again on the row as it is when locked: a transfer (no lock) may have claimed it.
            AND d.waiting_since IS NOT NULL AND d.state = 'pending'

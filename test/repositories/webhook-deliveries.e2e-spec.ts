@@ -26,6 +26,8 @@ interface Endpoint {
 }
 
 const SLOTS_LOCK = 7_240_104;
+/** pg_locks spans the cluster: the specs running beside this one take the same keys. */
+const THIS_DATABASE = 'database = (SELECT oid FROM pg_database WHERE datname = current_database())';
 const CLAIMED = "attempts = 1, claimed_until = now() + interval '1 hour'";
 const IN_LINE = "waiting_since = now() - interval '1 minute'";
 const WOKEN = "woken_until = now() + interval '1 minute'";
@@ -133,7 +135,7 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
         await work(db);
         const rows: Array<{ tenant: number }> = await r.inspect.query(
           `SELECT objid::int AS tenant FROM pg_locks
-           WHERE locktype = 'advisory' AND classid = $1 ORDER BY 1`,
+           WHERE locktype = 'advisory' AND classid = $1 AND ${THIS_DATABASE} ORDER BY 1`,
           [SLOTS_LOCK],
         );
         held = rows.map((row) => row.tenant);
@@ -159,7 +161,7 @@ describe('webhook deliveries and delivery slots repositories, two tenants', () =
         await slots.lockTenantShared(db.tenant(r.tenantA));
         const rows: Array<{ tenant: number; mode: string }> = await r.inspect.query(
           `SELECT objid::int AS tenant, mode FROM pg_locks
-           WHERE locktype = 'advisory' AND classid = $1`,
+           WHERE locktype = 'advisory' AND classid = $1 AND ${THIS_DATABASE}`,
           [SLOTS_LOCK],
         );
         modes = rows.map((row) => `${row.tenant} ${row.mode}`);
