@@ -4,8 +4,6 @@ import type { FulfillmentRow } from '../orders/operations/fulfillments.repositor
 import type { RefundRow } from '../orders/operations/refunds.repository.js';
 import { ORDER_ITEMS_JSON } from '../orders/order-list.sql.js';
 import { O_COLUMNS, type OrderWithItemsRow } from '../orders/orders.repository.js';
-import type { ImportOrderDto } from '../marketplace/dto/import-order.dto.js';
-import type { ImportRow } from '../marketplace/imports.repository.js';
 
 /** An order of a person, with its lines, fulfillments and refunds (oldest first). */
 export interface PersonOrderRow extends OrderWithItemsRow {
@@ -13,9 +11,20 @@ export interface PersonOrderRow extends OrderWithItemsRow {
   refunds: RefundRow[];
 }
 
-/** A marketplace import of a person that has not become an order (yet, or ever). */
-export interface PersonImportRow extends Omit<ImportRow, 'tenant_id' | 'app_id'> {
-  payload: ImportOrderDto;
+/**
+ * A marketplace import of a person that has not become an order (yet, or ever), read from
+ * its table here: customers/ sits beside marketplace/, not above it.
+ */
+export interface PersonImportRow {
+  id: number;
+  marketplace: string;
+  external_order_id: string;
+  status: 'queued' | 'processing' | 'failed';
+  /** The import request as it was received. */
+  payload: Record<string, unknown>;
+  order_id: number | null;
+  error: string | null;
+  attempts: number;
   created_at: Date;
   updated_at: Date;
 }

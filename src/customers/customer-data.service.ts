@@ -59,15 +59,19 @@ export class CustomerData {
     return json;
   }
 
-  /** The export's JSON text in pieces; its customer and first page of orders already read. */
+  /** The export's JSON text in pieces; its customer and first pages already read. */
   private async pieces(tenantId: number, email: string): Promise<AsyncGenerator<string>> {
     // A replica may serve it (CONTRACT 8), each page on whichever is in rotation then.
     const read = <T>(work: (db: Parameters<CustomerDataRepository['ordersOf']>[0]) => Promise<T>) =>
       this.replicas.read((db) => work(db.tenant(tenantId)));
-    const { customer, firstOrders } = await read(async (db) => {
+    // The first pages of both in one read: a person with few orders is one read, one snapshot.
+    const { customer, firstOrders, firstImports } = await read(async (db) => {
       const found = await this.customers.byEmail(db, email);
-      const orders = await this.data.ordersOf(db, email, found?.id ?? null, 0, EXPORT_PAGE);
-      return { customer: found, firstOrders: orders };
+      return {
+        customer: found,
+        firstOrders: await this.data.ordersOf(db, email, found?.id ?? null, 0, EXPORT_PAGE),
+        firstImports: await this.data.importsOf(db, email, 0, EXPORT_PAGE),
+      };
     });
     const customerId = customer?.id ?? null;
     const generatedAt = new Date().toISOString();
@@ -100,7 +104,7 @@ export class CustomerData {
       );
       yield '],"imports":[';
       yield* pages(
-        await read((db) => data.importsOf(db, email, 0, EXPORT_PAGE)),
+        firstImports,
         (after) => read((db) => data.importsOf(db, email, after, EXPORT_PAGE)),
         toExportedImport,
       );

@@ -5,6 +5,13 @@ import { DemoSeedRepository } from '../../src/seed/demo-seed.repository.js';
 import { repositoryDatabase, type RepositoryDatabase } from '../support/repository-database.js';
 
 /** service_settings is no tenant's: what a server publishes, whether the demo was seeded. */
+/**
+ * Advisory locks held in this spec's database only: the server is shared with other spec files
+ * (and processes on an embedded database hold a shared advisory lock while they use it).
+ */
+const OWN_ADVISORY_LOCKS = `SELECT count(*)::int AS n FROM pg_locks
+  WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+
 describe('service settings: the published issuer and the demo-seeded marker', () => {
   let r: RepositoryDatabase;
   const issuers = new PublishedIssuerRepository();
@@ -64,16 +71,14 @@ describe('service settings: the published issuer and the demo-seeded marker', ()
     await expect
       .poll(async () => {
         const rows: Array<{ n: number }> = await r.inspect.query(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted",
+          OWN_ADVISORY_LOCKS + ' AND granted',
         );
         return rows[0].n;
       })
       .toBe(1);
     release();
     await unit;
-    const rows: Array<{ n: number }> = await r.inspect.query(
-      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'",
-    );
+    const rows: Array<{ n: number }> = await r.inspect.query(OWN_ADVISORY_LOCKS);
     expect(rows[0].n).toBe(0);
   });
 });
