@@ -26,6 +26,7 @@ import { ImportFairQueue1770000000002 } from './1770000000002-import-fair-queue.
 import { DatabaseId1770000000003 } from './1770000000003-database-id.js';
 import { EventSizes1771000000000 } from './1771000000000-event-sizes.js';
 import { CurrencyMinorUnits1771000000300 } from './1771000000300-currency-minor-units.js';
+import { OrderFilterKeysPartialIndexes1772000000000 } from './1772000000000-order-filter-keys-partial-indexes.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   DatabaseId1770000000003,
   EventSizes1771000000000,
   CurrencyMinorUnits1771000000300,
+  OrderFilterKeysPartialIndexes1772000000000,
 ];
