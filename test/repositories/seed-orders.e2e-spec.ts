@@ -23,6 +23,7 @@ describe('the order seed’s statements, two tenants', () => {
   afterAll(() => r.close());
 
   const tenantA = () => r.transactions.db.tenant(r.tenantA);
+  const tenantB = () => r.transactions.db.tenant(r.tenantB);
   const countsOf = async (tenantId: number) => {
     const [row] = await r.inspect.query<Array<{ orders: number; customers: number }>>(
       `SELECT (SELECT count(*)::int FROM orders WHERE tenant_id = $1) AS orders,
@@ -94,6 +95,47 @@ describe('the order seed’s statements, two tenants', () => {
     );
     expect(disagreeing).toEqual([]);
     expect(await countsOf(r.tenantB)).toEqual(bBefore);
+  });
+
+  it('writeBatch: the order counters stay exact, whether or not the role may skip the triggers', async () => {
+    // Both sides of the counters: base rows plus deltas, and count(*) of the orders.
+    const counters = async (sql: string) =>
+      Object.fromEntries(
+        (
+          await r.inspect.query<Array<{ key: string; n: number }>>(
+            `SELECT customer_id || ':' || status AS key, sum(n)::int AS n FROM (${sql}) c
+             GROUP BY customer_id, status HAVING sum(n) <> 0`,
+            [r.tenantB],
+          )
+        ).map((row) => [row.key, row.n]),
+      );
+    const kept = () =>
+      counters(`SELECT customer_id, status, count AS n FROM order_counts WHERE tenant_id = $1
+        UNION ALL SELECT customer_id, status, delta FROM order_count_deltas WHERE tenant_id = $1`);
+    const counted = () =>
+      counters(`SELECT 0::bigint AS customer_id, status, 1 AS n FROM orders WHERE tenant_id = $1
+        UNION ALL SELECT customer_id, status, 1 FROM orders
+        WHERE tenant_id = $1 AND customer_id IS NOT NULL`);
+    // A role without the right to set session_replication_role: the triggers run.
+    await r.inspect.query(`DROP ROLE IF EXISTS seed_writer`);
+    await r.inspect.query(`CREATE ROLE seed_writer NOLOGIN`);
+    await r.inspect.query(
+      `GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO seed_writer;
+       GRANT USAGE, UPDATE ON ALL SEQUENCES IN SCHEMA public TO seed_writer`,
+    );
+    const customers = await seeds.verifiedCustomers(tenantB(), 5);
+    const batch = { count: 300, days: 30, customers, linkedShare: 0.5, offset: 0, total: 600 };
+    for (const role of [undefined, 'seed_writer']) {
+      const written = await r.transactions.run(async (unit) => {
+        const db = unit.tenant(r.tenantB);
+        if (role) await db.rows(`SELECT set_config('role', $2, true) WHERE $1::bigint > 0`, [role]);
+        return seeds.writeBatch(db, { ...batch, offset: role ? 300 : 0 });
+      });
+      expect(written).toBe(300);
+    }
+    const byCount = await counted();
+    expect(Object.values(byCount).length).toBeGreaterThan(6); // tenant and customers, by status
+    expect(await kept()).toEqual(byCount);
   });
 
   it('refreshStatistics: VACUUM (ANALYZE) of the seeded tables on the cross-tenant path', async () => {

@@ -27,6 +27,7 @@ import { DatabaseId1770000000003 } from './1770000000003-database-id.js';
 import { IdempotencyOrderIds1770100000000 } from './1770100000000-idempotency-order-ids.js';
 import { EventSizes1771000000000 } from './1771000000000-event-sizes.js';
 import { CurrencyMinorUnits1771000000300 } from './1771000000300-currency-minor-units.js';
+import { OrderFilterKeysPartialIndexes1772000000000 } from './1772000000000-order-filter-keys-partial-indexes.js';
 
 /** In order. Listed explicitly: globs do not survive bundlers or ESM loaders. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   IdempotencyOrderIds1770100000000,
   EventSizes1771000000000,
   CurrencyMinorUnits1771000000300,
+  OrderFilterKeysPartialIndexes1772000000000,
 ];
