@@ -29,6 +29,16 @@ interface Credentials {
 
 const DATABASE = 'storefront';
 
+/**
+ * Settings of the embedded server beyond PostgreSQL's defaults, which are sized for a tiny
+ * machine: 128 MB of shared buffers, and a checkpoint every 1 GB of WAL, so a bulk load (`seed
+ * orders`, ~3 GB of WAL a million orders with their indexes) spent its time in checkpoints and
+ * the full-page images after each (14,000 orders/s against 23,000 with these, measured on a
+ * 2-core machine: docs/BENCHMARKS.md). A server of one's own (DATABASE_URL) is tuned by its
+ * operator.
+ */
+const EMBEDDED_SETTINGS = ['shared_buffers=256MB', 'max_wal_size=4GB'];
+
 /** How long a server whose last user is stopping it may take to be gone. */
 const GONE_WITHIN_MS = 60_000;
 
@@ -127,7 +137,15 @@ async function startServer(server: Server, asRoot: boolean): Promise<number | un
     await startPostmaster(
       binaries.pg_ctl,
       clusterDir,
-      ['-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      [
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        ...EMBEDDED_SETTINGS.flatMap((setting) => ['-c', setting]),
+      ],
       await server.runAs(),
     );
   } catch (error) {
