@@ -1,4 +1,8 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExpensiveRequests } from '../src/rate-limit/expensive-requests.js';
+import { within } from './support/eventually.js';
 import { newApp, newProduct, newTenant, tokenFor } from './support/factories.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -7,6 +11,7 @@ const PASSWORD = 'correct horse battery staple';
 /** CONTRACT 3.11, export: what a tenant holds about a person, found by email. */
 describe('customer data export', () => {
   let t: TestApp;
+  let tenantId: number;
   let token: string;
   let product: number;
   let otherTenant: { token: string; product: number };
@@ -14,6 +19,7 @@ describe('customer data export', () => {
   beforeAll(async () => {
     t = await createTestApp();
     const tenant = await newTenant(t);
+    tenantId = tenant.id;
     token = await tokenFor(t, await newApp(t, tenant.id));
     product = await newProduct(t, tenant.id, 1000);
     const other = await newTenant(t);
@@ -126,6 +132,52 @@ describe('customer data export', () => {
       },
       expect.objectContaining({ status: 'queued', external_order_id: 'x-queued' }),
     ]);
+  });
+
+  it('a client that drops an export gives its place back', async () => {
+    const email = `dropped-${Date.now()}@example.com`;
+    // Some 8 MB of export: more than the sockets buffer, so the answer waits for the client.
+    const metadata = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [
+        `k${i}`,
+        String.fromCodePoint(0x1f600 + i).repeat(500),
+      ]),
+    );
+    for (let i = 0; i < 60; i++) {
+      const { id } = (await order(email)).body as { id: number };
+      const patched = await t.http
+        .patch(`/v1/orders/${id}`)
+        .set('authorization', `Bearer ${token}`)
+        .send({ metadata });
+      expect(patched.status).toBe(200);
+    }
+    const gate = t.app.get(ExpensiveRequests).gate;
+    const server = t.app.getHttpServer() as import('node:http').Server;
+    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    const firstChunk = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/customers/data-exports',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.once('data', (chunk: Buffer) => {
+            resolve(chunk.length);
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', () => undefined);
+      req.once('timeout', () => reject(new Error('no answer')));
+      req.end(JSON.stringify({ email }));
+    });
+    expect(firstChunk).toBeGreaterThan(0);
+    expect(gate.running(tenantId)).toBe(1);
+    await within(5_000, async () => gate.running(tenantId) === 0);
   });
 
   it('an unknown person: null and no orders; needs customer:privacy; a bad email is 400', async () => {
