@@ -131,7 +131,7 @@ describe(
       expect(lines).toEqual([
         expect.stringMatching(/^products: 5; ordering 2 × TSHIRT-BLK-M \(19\.99\)$/),
         expect.stringMatching(/^order \d+: pending, 39\.98 USD$/),
-        'shipped 1 × TSHIRT-BLK-M by UPS 1Z999AA10123456784; refunded 19.99 USD; order preparing, partial, refunded 19.99 of 39.98, version 4',
+        'shipped 1 × TSHIRT-BLK-M by UPS 1Z999AA10123456784; refunded 19.99 USD; order shipped, fulfilled, refunded 19.99 of 39.98, version 4',
         expect.stringMatching(
           /^customer \d+ \(ada-\w+@example\.com\): registered, verified, logged in$/,
         ),

@@ -208,6 +208,21 @@ describe('refunds (CONTRACT 3.10)', () => {
     });
   });
 
+  it('a refund by line that leaves a preparing order nothing to ship moves it on to shipped', () => {
+    // Two units: one shipped, the other refunded.
+    const preparing = order('preparing', [[2, 1000, 1, 0]]);
+    expect(planRefund(preparing, undefined, [{ item_id: 100, quantity: 1 }]).moves).toEqual([
+      { from: 'preparing', to: 'shipped' },
+    ]);
+    // Something left to ship, an amount only, or a paid order (nothing shipped yet): no move.
+    const two = order('preparing', [[3, 1000, 1, 0]]);
+    expect(planRefund(two, undefined, [{ item_id: 100, quantity: 1 }]).moves).toEqual([]);
+    expect(planRefund(preparing, 1000, undefined).moves).toEqual([]);
+    expect(
+      planRefund(order('paid', [[2, 1000, 0, 0]]), 1, [{ item_id: 100, quantity: 1 }]).moves,
+    ).toEqual([]);
+  });
+
   it('refuses past what is left, in money or in a line, and outside paid/preparing/shipped', () => {
     const shipped = { ...order('shipped', [[2, 1000, 2, 1]]), refunded_minor: 1000 };
     expect(codeOf(() => planRefund(shipped, 1001, undefined))).toBe('exceeds_refundable');

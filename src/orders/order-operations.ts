@@ -209,8 +209,28 @@ export function planRefund(
     });
   }
   const refundedMinor = order.refunded_minor + amount;
-  const moves: StatusMove[] = refundedMinor === order.total_minor ? [toRefunded(order)] : [];
+  const moves: StatusMove[] =
+    refundedMinor === order.total_minor
+      ? [toRefunded(order)]
+      : shipsNothingMore(order, lines)
+        ? [{ from: 'preparing', to: 'shipped' }]
+        : [];
   return { lines, amountMinor: amount, refundedMinor, moves };
+}
+
+/**
+ * Whether refunding `lines` of a `preparing` order leaves nothing to ship: its shipped units
+ * went, the rest will not go (3.10). It then moves on to `shipped`, as the fulfillment that
+ * shipped the last units would have (an edit that leaves nothing unfulfilled does the same).
+ */
+function shipsNothingMore(order: OrderFigures, lines: readonly LineQuantity[]): boolean {
+  if (order.status !== 'preparing' || lines.length === 0) return false;
+  const refunded = new Map(lines.map((l) => [l.item_id, l.quantity]));
+  const after = order.items.map((line) => ({
+    ...line,
+    refunded_quantity: line.refunded_quantity + (refunded.get(line.id) ?? 0),
+  }));
+  return fulfillmentStatusOf(after) === 'fulfilled';
 }
 
 function toRefunded(order: OrderFigures): StatusMove {
