@@ -4192,7 +4192,7 @@ export interface operations {
   OrdersController_timeline: {
     parameters: {
       query?: {
-        /** @description A `next_cursor` from an earlier page of this order's timeline: it continues just after it. Without it: from the order's oldest retained event. */
+        /** @description A `next_cursor` from an earlier page of the same events: the next page starts just after it. Without it: from the oldest retained event. */
         after?: string;
         limit?: number;
       };
@@ -5251,7 +5251,7 @@ export interface operations {
   EventsController_feed: {
     parameters: {
       query?: {
-        /** @description A `next_cursor` from an earlier page: the feed continues just after it. Without it: from the oldest retained event. */
+        /** @description A `next_cursor` from an earlier page of the same events: the next page starts just after it. Without it: from the oldest retained event. */
         after?: string;
         limit?: number;
         /** @description Comma-separated event types to keep (order.created, order.status_changed, order.updated, fulfillment.created, fulfillment.updated, refund.created, marketplace_import.failed, customer.created, customer.erased, product.created, product.updated, product.inventory_changed, app.secret_rotated, app.scopes_changed, app.deactivated, app.activated, token.revoked, endpoint.disabled); a cursor is a place in the whole feed, so the filter may change between pages */

@@ -41,7 +41,7 @@ import {
   ORDER_LIST_VALIDATION,
 } from './dto/order-queries.dto.js';
 import { OrderDto, OrderPageDto } from './dto/order.dto.js';
-import { EventPageDto, TimelineQuery } from '../events/dto/event.dto.js';
+import { EventPageDto, EventPageQuery } from '../events/dto/event.dto.js';
 import { jsonText } from '../common/http/json-text.js';
 import { OrderListService } from './order-list.service.js';
 import { OrdersService } from './orders.service.js';
@@ -177,7 +177,7 @@ export class OrdersController {
   async timeline(
     @AppCtx() ctx: AppContext,
     @IdParam() id: number,
-    @Query(validated) query: TimelineQuery,
+    @Query(validated) query: EventPageQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return jsonText(reply, await this.orders.timeline(ctx, id, query));

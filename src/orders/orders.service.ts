@@ -6,7 +6,7 @@ import { AppError, type ErrorDetail } from '../common/errors/app-error.js';
 import type { VersionPrecondition } from '../common/http/entity-tags.js';
 import { ExpensiveRequests } from '../rate-limit/expensive-requests.js';
 import { Transactions } from '../database/transactions.js';
-import type { TimelineQuery } from '../events/dto/event.dto.js';
+import type { EventPageQuery } from '../events/dto/event.dto.js';
 import { eventPageJson, fitEventPage, PAGE_BODY_LIMIT } from '../events/event-page.js';
 import { decodeTimelineCursor, encodeTimelineCursor } from '../events/timeline-cursor.js';
 import { EventsRepository } from '../events/events.repository.js';
@@ -163,7 +163,7 @@ export class OrdersService {
    * A page of the order's events, oldest first, as JSON text (events/event-page.ts); an
    * unknown or foreign order is 404. An expensive request.
    */
-  timeline(ctx: AppContext, id: number, query: TimelineQuery): Promise<string> {
+  timeline(ctx: AppContext, id: number, query: EventPageQuery): Promise<string> {
     const after = query.after === undefined ? 0 : decodeTimelineCursor(query.after, id);
     if (after === undefined) {
       throw new AppError('validation_failed', "after is not a cursor of this order's timeline", {

@@ -10,10 +10,11 @@ import { EVENT_TYPES, type EventType } from '../../outbox/event-types.js';
  */
 const ANY_EVENT = { $ref: '#/components/schemas/Event' };
 
-export class FeedQuery {
+/** A page of events (the feed, an order's timeline): where it starts, and how many at most. */
+export class EventPageQuery {
   @ApiPropertyOptional({
     description:
-      'A `next_cursor` from an earlier page: the feed continues just after it. Without it: from the oldest retained event.',
+      'A `next_cursor` from an earlier page of the same events: the next page starts just after it. Without it: from the oldest retained event.',
   })
   @IsOptional()
   @IsString()
@@ -22,7 +23,9 @@ export class FeedQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 100 })
   @QueryInt(1, 500)
   limit = 100;
+}
 
+export class FeedQuery extends EventPageQuery {
   @ApiPropertyOptional({
     description: `Comma-separated event types to keep (${EVENT_TYPES.join(', ')}); a cursor is a place in the whole feed, so the filter may change between pages`,
     type: String,
@@ -60,18 +63,4 @@ export class EventPageDto {
   next_cursor!: string;
   @ApiProperty({ description: 'More events are available now', example: false })
   has_more!: boolean;
-}
-
-export class TimelineQuery {
-  @ApiPropertyOptional({
-    description:
-      "A `next_cursor` from an earlier page of this order's timeline: it continues just after it. Without it: from the order's oldest retained event.",
-  })
-  @IsOptional()
-  @IsString()
-  after?: string;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 100 })
-  @QueryInt(1, 500)
-  limit = 100;
 }
