@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApp, newTenant, tokenFor } from './support/factories.js';
+import { settleFeed } from './support/feed.js';
 import { runCli } from './support/processes.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
@@ -155,6 +156,8 @@ describe('money in every currency', () => {
       expect(refund.status).toBe(201);
       expect(refund.body.amount).toBe(0.001);
 
+      // The feed serves events once every older transaction of the server has ended.
+      await settleFeed(t);
       const events = await get('KWD', `/v1/events?types=order.created,refund.created`);
       expect(events.status).toBe(200);
       const feed: FeedEvent[] = events.body.data;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/database/free-port.js';
+import { within } from './support/eventually.js';
 import {
   fetchAccessToken,
   processBudget,
@@ -139,6 +140,14 @@ describe('the largest reads, eight at once, under the heap npm start gives', () 
        WHERE e.type = 'order.updated' AND e.order_id = ANY($1::bigint[])`,
         [[largestOfA]],
       );
+      // The feed serves events once every older transaction of the server has ended (other
+      // spec files share it): wait for that, so its pages are full ones.
+      await within(30_000, async () => {
+        const { rows } = await db.query<{ settled: boolean }>(
+          `SELECT (SELECT max(txid) FROM events) < pg_snapshot_xmin(pg_current_snapshot()) AS settled`,
+        );
+        return rows[0].settled;
+      });
       await db.end();
       const own = await call(other, 'POST', '/v1/products', { sku: 'C-1', name: 'C', price: 1 });
       const small = {
