@@ -90,12 +90,6 @@ describe('customer data export', () => {
     const ids: number[] = [];
     for (let i = 0; i < 23; i++)
       ids.push((await order(i % 2 ? email : email.toUpperCase())).body.id);
-    const tenantId = (
-      await t.dataSource.query<Array<{ tenant_id: string }>>(
-        'SELECT tenant_id FROM orders WHERE id = $1',
-        [ids[0]],
-      )
-    )[0].tenant_id;
     const payload = (external: string) => ({
       marketplace: 'n11',
       external_order_id: external,
@@ -152,7 +146,7 @@ describe('customer data export', () => {
       expect(patched.status).toBe(200);
     }
     const gate = t.app.get(ExpensiveRequests).gate;
-    const server = t.app.getHttpServer() as import('node:http').Server;
+    const server = t.app.getHttpServer();
     if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const { port } = server.address() as AddressInfo;
     const firstChunk = await new Promise<number>((resolve, reject) => {

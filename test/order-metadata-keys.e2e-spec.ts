@@ -1,22 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newShop, placeOrder, type Shop } from './support/factories.js';
-import { metadataKey } from './support/hostile-arbitraries.js';
+import { metadataKey, OBJECT_NAMES } from './support/hostile-arbitraries.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
-
-/** Names every JavaScript object answers to: as metadata keys they are keys like any other. */
-const OBJECT_NAMES = [
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-  '__defineGetter__',
-  '__defineSetter__',
-  '__lookupGetter__',
-  '__lookupSetter__',
-] as const;
 
 /** The three names 3.4 refuses: they reach an object's prototype. */
 const REFUSED = ['__proto__', 'constructor', 'prototype'] as const;

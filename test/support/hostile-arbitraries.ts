@@ -194,6 +194,20 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }),
 );
 
+/** Names every JavaScript object answers to: as metadata keys they are keys like any other. */
+export const OBJECT_NAMES = [
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+] as const;
+
 /**
  * A metadata key of 3.4's pattern `[A-Za-z0-9_.-]{1,40}` other than the three it refuses, with
  * the names every JavaScript object answers to (`toString`, `__defineGetter__`…) well represented.
@@ -201,16 +215,7 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof(
 export const metadataKey: fc.Arbitrary<string> = fc
   .oneof(
     fc.constantFrom(
-      'toString',
-      'valueOf',
-      'hasOwnProperty',
-      'isPrototypeOf',
-      'propertyIsEnumerable',
-      'toLocaleString',
-      '__defineGetter__',
-      '__defineSetter__',
-      '__lookupGetter__',
-      '__lookupSetter__',
+      ...OBJECT_NAMES,
       'toJSON',
       'then',
       'length',

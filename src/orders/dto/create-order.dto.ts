@@ -124,30 +124,21 @@ const CUSTOMER_KEYS = new Set(['id', 'name', 'email', 'phone']);
 const ADDRESS_KEYS = new Set(['country', 'city', 'district', 'address', 'postal_code']);
 const ITEM_KEYS = new Set(['product_id', 'quantity']);
 
-/** `@Chars(min, max)`, and `@IsOptional()` where `optional` (a missing key; null is left to the pipe). */
-function chars(
+/**
+ * `test(value)` on `record[key]`, and `@IsOptional()` where `optional` (a missing key; null is
+ * left to the pipe).
+ */
+function field(
   record: Record<string, unknown>,
   key: string,
-  min: number,
-  max: number,
+  test: (value: unknown) => boolean,
   optional = false,
 ): boolean {
-  if (!(key in record)) return optional;
-  const value = record[key];
-  return typeof value === 'string' && hasCharLength(value, min, max);
+  return key in record ? test(record[key]) : optional;
 }
 
-/** `@Line(min, max)`, and `@IsOptional()` where `optional`, as `chars` is. */
-function line(
-  record: Record<string, unknown>,
-  key: string,
-  min: number,
-  max: number,
-  optional = false,
-): boolean {
-  if (!(key in record)) return optional;
-  return isSingleLine(record[key], min, max);
-}
+/** `@Line(min, max)`. */
+const line = (min: number, max: number) => (value: unknown) => isSingleLine(value, min, max);
 
 /** `@IsInt() @Min(min) @Max(max)`. */
 function int(value: unknown, min: number, max: number): boolean {
@@ -158,21 +149,21 @@ function customerOf(value: unknown): OrderCustomerInput | undefined {
   if (!isPlainRecord(value) || !hasOnlyKeys(value, CUSTOMER_KEYS)) return undefined;
   const valid =
     (!('id' in value) || int(value.id, 1, Number.MAX_SAFE_INTEGER)) &&
-    line(value, 'name', 1, 200) &&
+    field(value, 'name', line(1, 200)) &&
     isEmail(value.email) &&
-    chars(value, 'email', 3, 254) &&
-    line(value, 'phone', 1, 200, true);
+    field(value, 'email', (v) => typeof v === 'string' && hasCharLength(v, 3, 254)) &&
+    field(value, 'phone', line(1, 200), true);
   return valid ? Object.assign(new OrderCustomerInput(), value) : undefined;
 }
 
 function addressOf(value: unknown): ShippingAddressInput | undefined {
   if (!isPlainRecord(value) || !hasOnlyKeys(value, ADDRESS_KEYS)) return undefined;
   const valid =
-    line(value, 'country', 1, 200) &&
-    line(value, 'city', 1, 200) &&
-    line(value, 'district', 1, 200, true) &&
-    line(value, 'address', 1, 200) &&
-    line(value, 'postal_code', 1, 200, true);
+    field(value, 'country', line(1, 200)) &&
+    field(value, 'city', line(1, 200)) &&
+    field(value, 'district', line(1, 200), true) &&
+    field(value, 'address', line(1, 200)) &&
+    field(value, 'postal_code', line(1, 200), true);
   return valid ? Object.assign(new ShippingAddressInput(), value) : undefined;
 }
 
